@@ -1,0 +1,46 @@
+#include "engine/algorithms.h"
+
+#include <strings.h>
+
+namespace bc {
+namespace {
+
+constexpr uint64_t kUnbounded = UINT64_MAX;
+
+// Raw modes: ECB/CBC refuse partial blocks (unless padding), CTR is a stream,
+// XTS needs a whole block per data unit. The CTR bound is enforced per call
+// from the counter value (2^128 blocks), so the table says unbounded.
+const Algorithm kAlgorithms[] = {
+    // name            cipher       mode         kind                 key  iv  min max tag min max blk max         rounds openssl
+    {"aes-128-ecb", Cipher::AES, Mode::ECB, BC_KIND_BLOCK_MODE, 16, 0, 0, 0, 0, 0, 0, 16, kUnbounded, 10, "AES-128-ECB"},
+    {"aes-192-ecb", Cipher::AES, Mode::ECB, BC_KIND_BLOCK_MODE, 24, 0, 0, 0, 0, 0, 0, 16, kUnbounded, 12, "AES-192-ECB"},
+    {"aes-256-ecb", Cipher::AES, Mode::ECB, BC_KIND_BLOCK_MODE, 32, 0, 0, 0, 0, 0, 0, 16, kUnbounded, 14, "AES-256-ECB"},
+    {"aes-128-cbc", Cipher::AES, Mode::CBC, BC_KIND_BLOCK_MODE, 16, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 10, "AES-128-CBC"},
+    {"aes-192-cbc", Cipher::AES, Mode::CBC, BC_KIND_BLOCK_MODE, 24, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 12, "AES-192-CBC"},
+    {"aes-256-cbc", Cipher::AES, Mode::CBC, BC_KIND_BLOCK_MODE, 32, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 14, "AES-256-CBC"},
+    {"aes-128-ctr", Cipher::AES, Mode::CTR, BC_KIND_STREAM, 16, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 10, "AES-128-CTR"},
+    {"aes-192-ctr", Cipher::AES, Mode::CTR, BC_KIND_STREAM, 24, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 12, "AES-192-CTR"},
+    {"aes-256-ctr", Cipher::AES, Mode::CTR, BC_KIND_STREAM, 32, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 14, "AES-256-CTR"},
+    // XTS: IEEE 1619 allows 2^20 blocks per data unit; enforced per data unit.
+    {"aes-128-xts", Cipher::AES, Mode::XTS, BC_KIND_XTS, 32, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 10, "AES-128-XTS"},
+    {"aes-256-xts", Cipher::AES, Mode::XTS, BC_KIND_XTS, 64, 16, 16, 16, 0, 0, 0, 16, kUnbounded, 14, "AES-256-XTS"},
+    {"aes-128-gcm", Cipher::AES, Mode::GCM, BC_KIND_AEAD, 16, 12, 1, 1024, 16, 4, 16, 16, kGcmMaxMessage, 10, "AES-128-GCM"},
+    {"aes-192-gcm", Cipher::AES, Mode::GCM, BC_KIND_AEAD, 24, 12, 1, 1024, 16, 4, 16, 16, kGcmMaxMessage, 12, "AES-192-GCM"},
+    {"aes-256-gcm", Cipher::AES, Mode::GCM, BC_KIND_AEAD, 32, 12, 1, 1024, 16, 4, 16, 16, kGcmMaxMessage, 14, "AES-256-GCM"},
+    // BC_STREAM_CIPHER_ENTRIES: the stream-cipher family goes here.
+};
+
+}  // namespace
+
+const Algorithm* find_algorithm(const char* name) {
+    if (name == nullptr) return nullptr;
+    for (const Algorithm& a : kAlgorithms)
+        if (strcasecmp(a.name, name) == 0) return &a;
+    return nullptr;
+}
+
+const Algorithm* algorithm_at(size_t i) {
+    return i < sizeof(kAlgorithms) / sizeof(kAlgorithms[0]) ? &kAlgorithms[i] : nullptr;
+}
+
+}  // namespace bc

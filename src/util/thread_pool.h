@@ -1,0 +1,51 @@
+// A fixed pool of worker threads with one operation: run n independent tasks
+// and wait for all of them. The calling thread takes tasks too, so a pool of
+// size 1 runs everything inline. Tasks are pulled from a shared counter, so
+// uneven tasks balance themselves.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace bc {
+
+class ThreadPool {
+public:
+    // threads == 0 means one per hardware thread.
+    explicit ThreadPool(unsigned threads = 0);
+    ~ThreadPool();
+    ThreadPool(const ThreadPool&) = delete;
+    ThreadPool& operator=(const ThreadPool&) = delete;
+
+    unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
+
+    // Calls task(i) for i in [0, n) across the pool and returns when all are done.
+    // A call from inside a task runs serially on that thread (no deadlock).
+    void parallel_for(size_t n, const std::function<void(size_t)>& task);
+
+private:
+    struct Batch {
+        const std::function<void(size_t)>* task = nullptr;
+        size_t n = 0;
+        std::atomic<size_t> next{0};
+        std::atomic<size_t> done{0};
+    };
+    void worker_loop();
+    static void drain(Batch& b);
+
+    std::vector<std::thread> workers_;
+    std::mutex mu_;
+    std::condition_variable wake_, finished_;
+    Batch* current_ = nullptr;
+    unsigned long generation_ = 0;
+    unsigned busy_ = 0;  // workers inside the current batch
+    bool stop_ = false;
+    std::mutex submit_mu_;  // one batch at a time; concurrent callers queue here
+};
+
+}  // namespace bc

@@ -79,6 +79,9 @@ struct AeadChunkOp {
     Dir dir = Dir::Encrypt;
     uint8_t ctr[16] = {};
     const uint8_t* mac_key = nullptr;
+    // XChaCha20-Poly1305: the per-message HChaCha20 subkey (32 bytes) that replaces
+    // the key for this message; nullptr = use the key itself.
+    const uint8_t* subkey = nullptr;
     const uint8_t* in = nullptr;
     uint8_t* out = nullptr;
     size_t len = 0;

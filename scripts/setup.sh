@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev        # unit and conformance tests
   libbenchmark-dev                 # micro benchmarks
   nlohmann-json3-dev               # reads Wycheproof JSON vectors
-  libcli11-dev libfmt-dev          # the bulkcrypt command line
+  libcli11-dev libfmt-dev libargon2-dev  # the bulkcrypt command line (argon2: passphrase KDF)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL backend, PoCL in CI
 )
 

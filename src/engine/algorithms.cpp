@@ -28,6 +28,26 @@ const Algorithm kAlgorithms[] = {
     {"aes-192-gcm", Cipher::AES, Mode::GCM, BC_KIND_AEAD, 24, 12, 1, 1024, 16, 4, 16, 16, kGcmMaxMessage, 12, "AES-192-GCM"},
     {"aes-256-gcm", Cipher::AES, Mode::GCM, BC_KIND_AEAD, 32, 12, 1, 1024, 16, 4, 16, 16, kGcmMaxMessage, 14, "AES-256-GCM"},
     // BC_STREAM_CIPHER_ENTRIES: the stream-cipher family goes here.
+    // Stream ciphers: block_size 1, any byte offset. "chacha20" is OpenSSL's: IV = le32(block
+    // counter) || 96-bit nonce; its 32-bit counter must not wrap, so one message from counter 0
+    // holds 2^32 blocks = 2^38 bytes (checked per call from the IV's counter).
+    // "chacha20-djb" is the original ChaCha20: 8-byte nonce (counter 0), or 16 bytes
+    // le64(counter) || nonce(8); 64-bit counter. Salsa20 (8-byte nonce), XSalsa20 and XChaCha20
+    // (24-byte nonce) have 64-bit counters from 0, so a 64-bit byte offset never wraps them.
+    {"chacha20", Cipher::ChaCha20, Mode::Stream, BC_KIND_STREAM, 32, 16, 16, 16, 0, 0, 0, 1, uint64_t(1) << 38, 20, "ChaCha20"},
+    {"chacha20-djb", Cipher::ChaCha20, Mode::Stream, BC_KIND_STREAM, 32, 8, 8, 16, 0, 0, 0, 1, kUnbounded, 20, nullptr},
+    {"xchacha20", Cipher::XChaCha20, Mode::Stream, BC_KIND_STREAM, 32, 24, 24, 24, 0, 0, 0, 1, kUnbounded, 20, nullptr},
+    {"salsa20", Cipher::Salsa20, Mode::Stream, BC_KIND_STREAM, 32, 8, 8, 8, 0, 0, 0, 1, kUnbounded, 20, nullptr},
+    {"salsa20-128", Cipher::Salsa20, Mode::Stream, BC_KIND_STREAM, 16, 8, 8, 8, 0, 0, 0, 1, kUnbounded, 20, nullptr},
+    {"salsa20-12", Cipher::Salsa20, Mode::Stream, BC_KIND_STREAM, 32, 8, 8, 8, 0, 0, 0, 1, kUnbounded, 12, nullptr},
+    {"salsa20-12-128", Cipher::Salsa20, Mode::Stream, BC_KIND_STREAM, 16, 8, 8, 8, 0, 0, 0, 1, kUnbounded, 12, nullptr},
+    {"salsa20-8", Cipher::Salsa20, Mode::Stream, BC_KIND_STREAM, 32, 8, 8, 8, 0, 0, 0, 1, kUnbounded, 8, nullptr},
+    {"salsa20-8-128", Cipher::Salsa20, Mode::Stream, BC_KIND_STREAM, 16, 8, 8, 8, 0, 0, 0, 1, kUnbounded, 8, nullptr},
+    {"xsalsa20", Cipher::XSalsa20, Mode::Stream, BC_KIND_STREAM, 32, 24, 24, 24, 0, 0, 0, 1, kUnbounded, 20, nullptr},
+    // ChaCha20-Poly1305 (RFC 8439) and XChaCha20-Poly1305 (draft-irtf-cfrg-xchacha): the body
+    // uses block counters 1 .. 2^32-1, so at most (2^32 - 1) * 64 bytes per message.
+    {"chacha20-poly1305", Cipher::ChaCha20, Mode::ChaChaPoly, BC_KIND_AEAD, 32, 12, 12, 12, 16, 16, 16, 1, ((uint64_t(1) << 32) - 1) * 64, 20, "ChaCha20-Poly1305"},
+    {"xchacha20-poly1305", Cipher::XChaCha20, Mode::ChaChaPoly, BC_KIND_AEAD, 32, 24, 24, 24, 16, 16, 16, 1, ((uint64_t(1) << 32) - 1) * 64, 20, nullptr},
 };
 
 }  // namespace

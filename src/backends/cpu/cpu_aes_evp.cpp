@@ -1,0 +1,383 @@
+#include "backends/cpu/cpu_aes_evp.h"
+
+#include <openssl/err.h>
+
+#include <algorithm>
+#include <atomic>
+#include <climits>
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include "modes/aes_modes.h"
+#include "modes/gcm/gcm.h"
+
+namespace bc {
+namespace {
+
+int size_index(size_t key_bytes) { return key_bytes == 16 ? 0 : key_bytes == 24 ? 1 : 2; }
+
+std::string openssl_error(const char* what) {
+    unsigned long e = ERR_get_error();
+    char buf[256] = {0};
+    if (e != 0) ERR_error_string_n(e, buf, sizeof buf);
+    ERR_clear_error();
+    return std::string(what) + (e ? std::string(": ") + buf : std::string());
+}
+
+// One EVP context per task, freed (and wiped by OpenSSL) on scope exit.
+class EvpCtx {
+public:
+    EvpCtx() : c_(EVP_CIPHER_CTX_new()) {}
+    ~EvpCtx() { EVP_CIPHER_CTX_free(c_); }
+    EvpCtx(const EvpCtx&) = delete;
+    EvpCtx& operator=(const EvpCtx&) = delete;
+    EVP_CIPHER_CTX* get() const { return c_; }
+    explicit operator bool() const { return c_ != nullptr; }
+
+private:
+    EVP_CIPHER_CTX* c_;
+};
+
+// EVP takes int lengths; feed large pieces in steps.
+bool evp_update(EVP_CIPHER_CTX* c, uint8_t* out, const uint8_t* in, size_t len) {
+    constexpr size_t kStep = size_t(1) << 30;
+    while (len > 0) {
+        int n = static_cast<int>(std::min(len, kStep));
+        int outl = 0;
+        if (EVP_CipherUpdate(c, out, &outl, in, n) != 1) return false;
+        if (out) out += n;
+        in += n;
+        len -= static_cast<size_t>(n);
+    }
+    return true;
+}
+
+// Runs task(i) for i < n on the pool and returns the first failure.
+Status run_tasks(ThreadPool& pool, size_t n, const std::function<Status(size_t)>& task) {
+    std::mutex mu;
+    Status first;
+    std::atomic<bool> failed{false};
+    pool.parallel_for(n, [&](size_t i) {
+        if (failed.load(std::memory_order_relaxed)) return;
+        Status s = task(i);
+        if (!s.is_ok()) {
+            std::lock_guard<std::mutex> lk(mu);
+            if (!failed.exchange(true)) first = std::move(s);
+        }
+    });
+    return first;
+}
+
+// Piece size: enough pieces to balance the pool, large enough to amortise setup.
+size_t piece_size(size_t len, unsigned threads, size_t chunk, size_t granule) {
+    size_t p = chunk ? chunk : std::clamp<size_t>(len / (size_t(threads) * 4), 64 * 1024, 4 << 20);
+    p = std::max(granule, p / granule * granule);
+    return p;
+}
+
+// GCM's length block for a piece hashed as AAD (hi) or as ciphertext (lo).
+bc_gf128 len_block(uint64_t aad_bytes, uint64_t ct_bytes) {
+    bc_gf128 l;
+    l.hi = aad_bytes * 8;
+    l.lo = ct_bytes * 8;
+    return l;
+}
+
+// GMAC of data through EVP's GCM AAD path (CLMUL GHASH): returns the partial
+// H * GHASH_H(data). With IV 0^96, the EVP tag is E_K(J0z) ^ GHASH_H(data || L),
+// and GHASH_H(data || L) = H * GHASH_H(data) + L * H.
+Status evp_ghash_partial(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k,
+                         const uint8_t* data, size_t len, bc_gf128* partial) {
+    EvpCtx c;
+    static const uint8_t zero_iv[12] = {0};
+    uint8_t tag[16];
+    int outl = 0;
+    if (!c || EVP_EncryptInit_ex2(c.get(), evp.gcm[size_index(k.half)], key.raw.data(), zero_iv,
+                                  nullptr) != 1 ||
+        !evp_update(c.get(), nullptr, data, len) ||
+        EVP_EncryptFinal_ex(c.get(), tag, &outl) != 1 ||
+        EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_GET_TAG, 16, tag) != 1)
+        return Status(BC_ERR_INTERNAL, openssl_error("libcrypto GMAC failed"));
+    bc_gf128 y = bc_gf128_xor(bc_gf128_load(tag), bc_gf128_load(k.ek_zero_j0));
+    *partial = bc_gf128_xor(y, bc_gf128_mul(len_block(len, 0), k.h));
+    secure_wipe(tag, sizeof tag);
+    return Status::ok();
+}
+
+// CTR with GCM's inc32 from counter block ctr, through EVP's stitched AES-GCM:
+// pick the 16-byte IV whose J0 is ctr - 1 (IV' = (J0 + L16*H) * H^-2, since
+// J0 = GHASH_H(IV' || L16) = IV'*H^2 + L16*H), so EVP's first counter is ctr.
+// When want_partial, also returns H * GHASH_H(out) from EVP's tag.
+Status evp_gcm_ctr(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k,
+                   const uint8_t ctr[16], const uint8_t* in, uint8_t* out, size_t len,
+                   bool want_partial, bc_gf128* partial) {
+    uint8_t j0[16];
+    std::memcpy(j0, ctr, 16);
+    gcm_inc32(j0, 0xffffffffu);  // minus one, modulo 2^32
+    bc_gf128 ivp = bc_gf128_mul(bc_gf128_xor(bc_gf128_load(j0), bc_gf128_mul(len_block(0, 16), k.h)),
+                                k.h_inv2);
+    uint8_t iv[16], tag[16];
+    bc_gf128_store(iv, ivp);
+    EvpCtx c;
+    int outl = 0;
+    bool ok = c && EVP_EncryptInit_ex2(c.get(), evp.gcm[size_index(k.half)], nullptr, nullptr,
+                                       nullptr) == 1 &&
+              EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_SET_IVLEN, 16, nullptr) == 1 &&
+              EVP_EncryptInit_ex2(c.get(), nullptr, key.raw.data(), iv, nullptr) == 1 &&
+              evp_update(c.get(), out, in, len) &&
+              EVP_EncryptFinal_ex(c.get(), tag, &outl) == 1 &&
+              EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_GET_TAG, 16, tag) == 1;
+    if (!ok) return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-GCM failed"));
+    if (want_partial) {
+        uint8_t ek[16];
+        aes_encrypt_blocks(k.k1, j0, ek, 1);  // E_K(J0'), the tag mask EVP applied
+        bc_gf128 y = bc_gf128_xor(bc_gf128_load(tag), bc_gf128_load(ek));
+        *partial = bc_gf128_xor(y, bc_gf128_mul(len_block(0, len), k.h));
+        secure_wipe(ek, sizeof ek);
+    }
+    secure_wipe(tag, sizeof tag);
+    secure_wipe(j0, sizeof j0);
+    return Status::ok();
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------
+
+EvpCiphers::~EvpCiphers() {
+    for (auto* arr : {ecb, cbc, ctr, gcm, xts})
+        for (int i = 0; i < 3; ++i) EVP_CIPHER_free(arr[i]);
+}
+
+Status EvpCiphers::load() {
+    static const char* const bits[3] = {"128", "192", "256"};
+    for (int i = 0; i < 3; ++i) {
+        std::string b = bits[i];
+        ecb[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-ECB").c_str(), nullptr);
+        cbc[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-CBC").c_str(), nullptr);
+        ctr[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-CTR").c_str(), nullptr);
+        gcm[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-GCM").c_str(), nullptr);
+        if (i != 1) xts[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-XTS").c_str(), nullptr);
+        if (!ecb[i] || !cbc[i] || !ctr[i] || !gcm[i] || (i != 1 && !xts[i]))
+            return Status(BC_ERR_INTERNAL, openssl_error("libcrypto lacks an AES cipher"));
+    }
+    return Status::ok();
+}
+
+CpuAesKey::~CpuAesKey() {
+    aes_wipe(&k1);
+    aes_wipe(&k2);
+    secure_wipe_object(h);
+    secure_wipe_object(h_inv2);
+    secure_wipe(ek_zero_j0, sizeof ek_zero_j0);
+}
+
+Status cpu_aes_prepare(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) {
+    auto k = std::make_unique<CpuAesKey>();
+    k->alg = key.alg;
+    const bool xts = key.alg->mode == Mode::XTS;
+    k->half = xts ? key.raw.size() / 2 : key.raw.size();
+    if (!aes_expand_key(key.raw.data(), k->half, &k->k1) ||
+        (xts && !aes_expand_key(key.raw.data() + k->half, k->half, &k->k2)))
+        return Status(BC_ERR_KEY_SIZE, "AES key must be 16, 24 or 32 bytes");
+    if (xts) k->xts_equal_halves = ct_equal(key.raw.data(), key.raw.data() + k->half, k->half);
+    if (key.alg->mode == Mode::GCM) {
+        uint8_t block[16] = {0};
+        aes_encrypt_blocks(k->k1, block, block, 1);
+        k->h = bc_gf128_load(block);
+        bc_gf128 inv = gf128_inverse(k->h);  // H = 0 has probability 2^-128; see cpu_gcm_chunk
+        k->h_inv2 = bc_gf128_mul(inv, inv);
+        std::memset(block, 0, sizeof block);
+        block[15] = 1;
+        aes_encrypt_blocks(k->k1, block, k->ek_zero_j0, 1);
+        secure_wipe(block, sizeof block);
+        secure_wipe_object(inv);
+    }
+    *out = std::move(k);
+    return Status::ok();
+}
+
+Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k,
+                      const CipherOp& op, bool portable, ThreadPool& pool, size_t chunk) {
+    const int si = size_index(k.half);
+    const bool enc = op.dir == Dir::Encrypt;
+    if (op.len == 0) return Status::ok();
+
+    switch (key.alg->mode) {
+    case Mode::ECB: {
+        const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+        const size_t n = (op.len + piece - 1) / piece;
+        return run_tasks(pool, n, [&](size_t i) -> Status {
+            size_t off = i * piece, len = std::min(piece, op.len - off);
+            if (portable) {
+                if (enc) aes_ecb_encrypt(k.k1, op.in + off, op.out + off, len / 16);
+                else aes_ecb_decrypt(k.k1, op.in + off, op.out + off, len / 16);
+                return Status::ok();
+            }
+            EvpCtx c;
+            if (!c || EVP_CipherInit_ex2(c.get(), evp.ecb[si], key.raw.data(), nullptr, enc, nullptr) != 1 ||
+                EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 ||
+                !evp_update(c.get(), op.out + off, op.in + off, len))
+                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-ECB failed"));
+            return Status::ok();
+        });
+    }
+    case Mode::CBC: {
+        if (enc) {  // serial by nature
+            uint8_t chain[16];
+            std::memcpy(chain, op.iv, 16);
+            if (portable) {
+                aes_cbc_encrypt(k.k1, chain, op.in, op.out, op.len / 16);
+                return Status::ok();
+            }
+            EvpCtx c;
+            if (!c || EVP_CipherInit_ex2(c.get(), evp.cbc[si], key.raw.data(), chain, 1, nullptr) != 1 ||
+                EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 || !evp_update(c.get(), op.out, op.in, op.len))
+                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CBC failed"));
+            return Status::ok();
+        }
+        // Decryption is parallel: each piece chains from the ciphertext block before
+        // it, saved first because an in-place piece overwrites it.
+        const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+        const size_t n = (op.len + piece - 1) / piece;
+        std::vector<uint8_t> chains(16 * n);
+        std::memcpy(chains.data(), op.iv, 16);
+        for (size_t i = 1; i < n; ++i) std::memcpy(&chains[16 * i], op.in + i * piece - 16, 16);
+        return run_tasks(pool, n, [&](size_t i) -> Status {
+            size_t off = i * piece, len = std::min(piece, op.len - off);
+            uint8_t* chain = &chains[16 * i];
+            if (portable) {
+                aes_cbc_decrypt(k.k1, chain, op.in + off, op.out + off, len / 16);
+                return Status::ok();
+            }
+            EvpCtx c;
+            if (!c || EVP_CipherInit_ex2(c.get(), evp.cbc[si], key.raw.data(), chain, 0, nullptr) != 1 ||
+                EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 ||
+                !evp_update(c.get(), op.out + off, op.in + off, len))
+                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CBC failed"));
+            return Status::ok();
+        });
+    }
+    case Mode::CTR: {
+        // Pieces start on keystream block boundaries after the first.
+        const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+        const size_t head = piece - op.offset % 16;  // data bytes in piece 0
+        const size_t n = op.len <= head ? 1 : 1 + (op.len - head + piece - 1) / piece;
+        return run_tasks(pool, n, [&](size_t i) -> Status {
+            size_t off = i == 0 ? 0 : head + (i - 1) * piece;
+            size_t len = std::min(i == 0 ? head : piece, op.len - off);
+            uint64_t koff = op.offset + off;  // keystream position of this piece
+            if (portable) {
+                aes_ctr128(k.k1, op.iv, koff, op.in + off, op.out + off, len);
+                return Status::ok();
+            }
+            uint8_t ctr[16];
+            std::memcpy(ctr, op.iv, 16);
+            add_be128(ctr, koff / 16);
+            EvpCtx c;
+            bool ok = c && EVP_CipherInit_ex2(c.get(), evp.ctr[si], key.raw.data(), ctr, 1, nullptr) == 1;
+            if (ok && koff % 16) {  // advance inside the first block
+                uint8_t skip[16] = {0};
+                ok = evp_update(c.get(), skip, skip, koff % 16);
+                secure_wipe(skip, sizeof skip);
+            }
+            ok = ok && evp_update(c.get(), op.out + off, op.in + off, len);
+            if (!ok) return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CTR failed"));
+            return Status::ok();
+        });
+    }
+    case Mode::XTS: {
+        const size_t unit = op.data_unit ? op.data_unit : op.len;
+        const size_t nunits = (op.len + unit - 1) / unit;
+        const size_t per_task = std::max<size_t>(1, piece_size(op.len, pool.size(), chunk, 16) / unit);
+        const size_t n = (nunits + per_task - 1) / per_task;
+        const bool use_portable = portable || k.xts_equal_halves;
+        return run_tasks(pool, n, [&](size_t t) -> Status {
+            EvpCtx c;
+            if (!use_portable &&
+                (!c || EVP_CipherInit_ex2(c.get(), evp.xts[si], key.raw.data(), nullptr, enc, nullptr) != 1))
+                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-XTS failed"));
+            for (size_t u = t * per_task; u < std::min(nunits, (t + 1) * per_task); ++u) {
+                size_t off = u * unit, len = std::min(unit, op.len - off);
+                uint8_t tweak[16];
+                std::memcpy(tweak, op.iv, 16);
+                add_le128(tweak, u);
+                if (use_portable) {
+                    aes_xts_unit(k.k1, k.k2, enc, tweak, op.in + off, op.out + off, len);
+                    continue;
+                }
+                if (EVP_CipherInit_ex2(c.get(), nullptr, nullptr, tweak, enc, nullptr) != 1 ||
+                    !evp_update(c.get(), op.out + off, op.in + off, len))
+                    return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-XTS failed"));
+            }
+            return Status::ok();
+        });
+    }
+    default:
+        return Status(BC_ERR_NOT_SUPPORTED, "not an AES raw mode");
+    }
+}
+
+Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k,
+                     AeadChunkOp& op, bool portable, ThreadPool& pool, size_t chunk) {
+    // H = 0 would make H^-1 undefined (probability 2^-128); the portable path needs none.
+    const bool use_portable = portable || (k.h.hi == 0 && k.h.lo == 0);
+    const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+    const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
+    std::vector<bc_gf128> partials(n);
+    const bool enc = op.dir == Dir::Encrypt;
+    Status s = run_tasks(pool, n, [&](size_t i) -> Status {
+        size_t off = i * piece, len = std::min(piece, op.len - off);
+        uint8_t ctr[16];
+        std::memcpy(ctr, op.ctr, 16);
+        gcm_inc32(ctr, off / 16);
+        const uint8_t* in = op.in + off;
+        uint8_t* out = op.out + off;
+        if (use_portable) {
+            if (!enc) partials[i] = ghash_partial(k.h, in, len);  // before an in-place write
+            aes_ctr32(k.k1, ctr, in, out, len);
+            if (enc) partials[i] = ghash_partial(k.h, out, len);
+            return Status::ok();
+        }
+        if (enc) return evp_gcm_ctr(evp, key, k, ctr, in, out, len, true, &partials[i]);
+        BC_TRY(evp_ghash_partial(evp, key, k, in, len, &partials[i]));
+        return evp_gcm_ctr(evp, key, k, ctr, in, out, len, false, nullptr);
+    });
+    if (!s) return s;
+    bc_gf128 acc = {0, 0};
+    for (size_t i = 0; i < n; ++i) {
+        size_t len = std::min(piece, op.len - i * piece);
+        acc = ghash_fold(acc, partials[i], (len + 15) / 16, k.h);
+    }
+    std::memset(op.partial, 0, sizeof op.partial);
+    bc_gf128_store(op.partial, acc);
+    return Status::ok();
+}
+
+Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k, MacOp& op,
+                   bool portable, ThreadPool& pool, size_t chunk) {
+    const bool use_portable = portable || (k.h.hi == 0 && k.h.lo == 0);
+    const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+    const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
+    std::vector<bc_gf128> partials(n);
+    Status s = run_tasks(pool, n, [&](size_t i) -> Status {
+        size_t off = i * piece, len = std::min(piece, op.len - off);
+        if (use_portable) {
+            partials[i] = ghash_partial(k.h, op.data + off, len);
+            return Status::ok();
+        }
+        return evp_ghash_partial(evp, key, k, op.data + off, len, &partials[i]);
+    });
+    if (!s) return s;
+    bc_gf128 acc = {0, 0};
+    for (size_t i = 0; i < n; ++i) {
+        size_t len = std::min(piece, op.len - i * piece);
+        acc = ghash_fold(acc, partials[i], (len + 15) / 16, k.h);
+    }
+    std::memset(op.partial, 0, sizeof op.partial);
+    bc_gf128_store(op.partial, acc);
+    return Status::ok();
+}
+
+}  // namespace bc

@@ -1,0 +1,49 @@
+// AES on the CPU through OpenSSL's libcrypto (AES-NI, VAES, stitched AES-GCM),
+// split over the thread pool. Each task owns its own EVP context.
+#pragma once
+
+#include <openssl/evp.h>
+
+#include "backends/backend.h"
+#include "cores/aes/aes.h"
+#include "modes/gcm/ghash.h"
+#include "util/thread_pool.h"
+
+namespace bc {
+
+// Everything the CPU backend derives from an AES key, once.
+struct CpuAesKey : BackendKey {
+    const Algorithm* alg = nullptr;
+    size_t half = 0;                 // XTS: bytes per key; else the key length
+    AesKeySchedule k1{}, k2{};       // portable schedules (k2: XTS tweak key)
+    bool xts_equal_halves = false;   // OpenSSL refuses these; the portable path takes them
+    // GCM: H, H^-2 (to aim EVP's stitched GCM at any counter), E_K(0^96 || 1).
+    bc_gf128 h{0, 0}, h_inv2{0, 0};
+    uint8_t ek_zero_j0[16] = {};
+    ~CpuAesKey() override;
+};
+
+// Resolved EVP ciphers, fetched once per backend.
+struct EvpCiphers {
+    EVP_CIPHER* ecb[3] = {};   // by key size index 0:128 1:192 2:256
+    EVP_CIPHER* cbc[3] = {};
+    EVP_CIPHER* ctr[3] = {};
+    EVP_CIPHER* gcm[3] = {};
+    EVP_CIPHER* xts[3] = {};   // 128 and 256 only
+    ~EvpCiphers();
+    Status load();
+};
+
+Status cpu_aes_prepare(const KeyMaterial& key, std::unique_ptr<BackendKey>* out);
+
+// Raw modes (ECB, CBC, CTR, XTS). portable: use bulkcrypt's cores, not libcrypto.
+Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k,
+                      const CipherOp& op, bool portable, ThreadPool& pool, size_t chunk);
+// One GCM body piece: CTR (inc32) and the GHASH partial of the ciphertext.
+Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k,
+                     AeadChunkOp& op, bool portable, ThreadPool& pool, size_t chunk);
+// The GHASH partial of the AAD.
+Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k, MacOp& op,
+                   bool portable, ThreadPool& pool, size_t chunk);
+
+}  // namespace bc

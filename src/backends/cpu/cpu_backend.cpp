@@ -1,0 +1,116 @@
+// The CPU backend: libcrypto where it has the cipher, bulkcrypt's portable
+// cores elsewhere (and everywhere with cpu.impl=portable), over a thread pool.
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/cpu/cpu_aes_evp.h"
+#include "util/thread_pool.h"
+
+#if __has_include("backends/cpu/cpu_stream.h")
+#include "backends/cpu/cpu_stream.h"
+#define BC_CPU_HAS_STREAM 1
+#else
+#define BC_CPU_HAS_STREAM 0
+#endif
+
+namespace bc {
+namespace {
+
+std::string cpu_model() {
+    std::ifstream f("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.rfind("model name", 0) == 0) {
+            auto p = line.find(':');
+            if (p != std::string::npos) return line.substr(p + 2);
+        }
+    }
+    return "unknown CPU";
+}
+
+// Keys of algorithms whose CPU code works from the raw key bytes alone.
+struct RawKey : BackendKey {};
+
+class CpuBackend final : public Backend {
+public:
+    explicit CpuBackend(const ContextOptions& opt) : opt_(opt), pool_(opt.threads) {}
+
+    Status init() { return evp_.load(); }
+
+    const char* name() const override { return "cpu"; }
+
+    std::string device_name() const override {
+        return cpu_model() + " (" + std::to_string(pool_.size()) + " threads, " +
+               (opt_.cpu_portable ? "bulkcrypt portable cores" : "OpenSSL libcrypto") + ")";
+    }
+
+    bool supports(const Algorithm& alg) const override {
+        switch (alg.cipher) {
+        case Cipher::AES: return true;
+        case Cipher::Noop: return false;
+        default: return BC_CPU_HAS_STREAM != 0;
+        }
+    }
+
+    bool supports_memory(bc_memory m) const override { return m == BC_MEMORY_HOST; }
+
+    Status prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) override {
+        if (key.alg->cipher == Cipher::AES) return cpu_aes_prepare(key, out);
+        *out = std::make_unique<RawKey>();
+        return Status::ok();
+    }
+
+    Status cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) override {
+        if (key.alg->cipher == Cipher::AES)
+            return cpu_aes_cipher(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
+                                  opt_.cpu_portable, pool_, opt_.chunk);
+#if BC_CPU_HAS_STREAM
+        if (key.alg->mode == Mode::Stream) return cpu_stream_cipher(key, op, opt_.cpu_portable, pool_);
+#endif
+        return Status(BC_ERR_NOT_SUPPORTED, std::string(key.alg->name) + " is not available on the CPU backend");
+    }
+
+    Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) override {
+        if (key.alg->mode == Mode::GCM)
+            return cpu_gcm_chunk(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
+                                 opt_.cpu_portable, pool_, opt_.chunk);
+#if BC_CPU_HAS_STREAM
+        if (key.alg->mode == Mode::ChaChaPoly) return cpu_chachapoly_chunk(key, op, opt_.cpu_portable, pool_);
+#endif
+        return Status(BC_ERR_NOT_SUPPORTED, std::string(key.alg->name) + " is not available on the CPU backend");
+    }
+
+    Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) override {
+        if (key.alg->mode == Mode::GCM)
+            return cpu_gcm_mac(evp_, key, static_cast<const CpuAesKey&>(bkey), op, opt_.cpu_portable,
+                               pool_, opt_.chunk);
+#if BC_CPU_HAS_STREAM
+        if (key.alg->mode == Mode::ChaChaPoly) return cpu_poly1305_mac(op);
+#endif
+        return Status(BC_ERR_NOT_SUPPORTED, std::string(key.alg->name) + " is not available on the CPU backend");
+    }
+
+    Status wipe(void* p, size_t n, bc_memory memory, void*) override {
+        if (memory != BC_MEMORY_HOST) return Status(BC_ERR_NOT_SUPPORTED, "the CPU backend has no device memory");
+        secure_wipe(p, n);
+        return Status::ok();
+    }
+
+private:
+    ContextOptions opt_;
+    mutable ThreadPool pool_;
+    EvpCiphers evp_;
+};
+
+}  // namespace
+
+Status make_cpu_backend(const ContextOptions& opt, std::unique_ptr<Backend>* out) {
+    auto b = std::make_unique<CpuBackend>(opt);
+    BC_TRY(b->init());
+    *out = std::move(b);
+    return Status::ok();
+}
+
+}  // namespace bc

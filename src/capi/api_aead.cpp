@@ -1,0 +1,246 @@
+// C API: AEAD seal and open, one shot, combined and detached tags.
+#include <string>
+
+#include "capi/capi_internal.h"
+#include "modes/gcm/gcm.h"
+
+#if __has_include("modes/poly1305/poly1305.h")
+#include "modes/poly1305/poly1305.h"
+#define BC_HAVE_POLY1305 1
+#else
+#define BC_HAVE_POLY1305 0
+#endif
+
+namespace bc {
+
+AeadMessage::~AeadMessage() {
+    secure_wipe(mac_key, sizeof mac_key);
+    secure_wipe(subkey, sizeof subkey);
+    secure_wipe(tag_mask, sizeof tag_mask);
+    secure_wipe(acc, sizeof acc);
+}
+
+Status check_tag_len(const Algorithm* alg, size_t tag_len) {
+    // GCM: NIST SP 800-38D allows 16, 15, 14, 13, 12 bytes, and 8 or 4 for
+    // special uses; the ChaCha20 AEADs have one tag size.
+    bool ok = tag_len >= alg->tag_min && tag_len <= alg->tag_max;
+    if (alg->mode == Mode::GCM) ok = ok && (tag_len >= 12 || tag_len == 8 || tag_len == 4);
+    if (!ok)
+        return Status(BC_ERR_TAG_SIZE, std::string(alg->name) + " does not allow a " + std::to_string(tag_len) +
+                                           "-byte tag");
+    return Status::ok();
+}
+
+size_t aead_granule(const bc_key* key) { return key->material.alg->mode == Mode::GCM ? 16 : 64; }
+
+Status aead_begin(const bc_key* key, const uint8_t* nonce, size_t nonce_len, AeadMessage* m) {
+    const Algorithm* a = key->material.alg;
+    if (a->mode == Mode::GCM) {
+        uint8_t j0[16];
+        gcm_j0(key->gcm_h, nonce, nonce_len, j0);
+        aes_encrypt_blocks(key->host_aes, j0, m->tag_mask, 1);
+        std::memcpy(m->ctr, j0, 16);
+        gcm_inc32(m->ctr, 1);
+        secure_wipe(j0, sizeof j0);
+        return Status::ok();
+    }
+#if BC_HAVE_POLY1305
+    if (a->mode == Mode::ChaChaPoly) {
+        chachapoly_setup(key->material.raw.data(), nonce, nonce_len, m->subkey, &m->use_subkey, m->mac_key, m->ctr);
+        return Status::ok();
+    }
+#endif
+    return Status(BC_ERR_NOT_SUPPORTED, std::string(a->name) + " is not an AEAD this build knows");
+}
+
+void aead_fold(const bc_key* key, AeadMessage* m, const uint8_t* partial, uint64_t nblocks) {
+    if (key->material.alg->mode == Mode::GCM) {
+        bc_gf128 acc = ghash_fold(bc_gf128_load(m->acc), bc_gf128_load(partial), nblocks, key->gcm_h);
+        bc_gf128_store(m->acc, acc);
+        return;
+    }
+#if BC_HAVE_POLY1305
+    poly1305_combine(m->acc, partial, nblocks, m->mac_key);
+#endif
+}
+
+void aead_tag(const bc_key* key, AeadMessage* m, uint64_t aad_len, uint64_t ct_len, uint8_t tag[16]) {
+    if (key->material.alg->mode == Mode::GCM) {
+        bc_gf128 s = gcm_finish(bc_gf128_load(m->acc), key->gcm_h, aad_len, ct_len);
+        bc_gf128_store(tag, bc_gf128_xor(s, bc_gf128_load(m->tag_mask)));
+        return;
+    }
+#if BC_HAVE_POLY1305
+    uint8_t lens[16], partial[17];
+    bc_store_le64(lens, aad_len);
+    bc_store_le64(lens + 8, ct_len);
+    poly1305_partial(m->mac_key, lens, 16, partial);
+    poly1305_combine(m->acc, partial, 1, m->mac_key);
+    poly1305_finish(m->acc, m->mac_key + 16, tag);
+#endif
+}
+
+namespace {
+
+Status aead_check(const bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad, size_t aad_len,
+                  size_t tag_len, size_t body_len, const bc_params& p) {
+    if (!key) return Status(BC_ERR_NULL_POINTER, "key is required");
+    const Algorithm* a = key->material.alg;
+    if (a->kind != BC_KIND_AEAD)
+        return Status(BC_ERR_NOT_SUPPORTED, std::string(a->name) + " is not an AEAD: use bc_encrypt / bc_decrypt");
+    if (nonce_len < a->iv_min || nonce_len > a->iv_max)
+        return Status(BC_ERR_IV_SIZE, std::string(a->name) + " takes a " +
+                                          (a->iv_min == a->iv_max ? std::to_string(a->iv_min)
+                                                                  : std::to_string(a->iv_min) + " to " + std::to_string(a->iv_max)) +
+                                          "-byte nonce, not " + std::to_string(nonce_len));
+    if (!nonce) return Status(BC_ERR_NULL_POINTER, "nonce is NULL");
+    if (aad_len && !aad) return Status(BC_ERR_NULL_POINTER, "aad is NULL");
+    BC_TRY(check_tag_len(a, tag_len));
+    if (body_len > a->max_message)
+        return Status(BC_ERR_MESSAGE_TOO_LONG, std::string(a->name) + " messages are at most " +
+                                                   std::to_string(a->max_message) + " bytes");
+    if (p.flags || p.data_unit_size || p.offset)
+        return Status(BC_ERR_INVALID_ARGUMENT, "AEADs take no flags, data unit or offset");
+    return check_memory(key, p);
+}
+
+// The body of seal and open: MAC of the AAD, keystream plus MAC of the body,
+// then the full tag. Direction decides whether the MAC reads in or out.
+Status aead_process(bc_key* key, Dir dir, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad,
+                    size_t aad_len, const uint8_t* in, size_t len, uint8_t* out, const bc_params& p,
+                    uint8_t full_tag[16]) {
+    AeadMessage m;
+    BC_TRY(aead_begin(key, nonce, nonce_len, &m));
+    Backend& b = *key->ctx->backend;
+    if (aad_len) {
+        MacOp mac;
+        mac.mac_key = m.mac_key;
+        mac.data = aad;
+        mac.len = aad_len;
+        mac.memory = BC_MEMORY_HOST;  // AAD, nonce and tag always live on the host
+        BC_TRY(b.mac(key->material, *key->backend_key, mac));
+        aead_fold(key, &m, mac.partial, (aad_len + 15) / 16);
+    }
+    AeadChunkOp op;
+    op.dir = dir;
+    std::memcpy(op.ctr, m.ctr, 16);
+    op.mac_key = m.mac_key;
+    op.subkey = m.use_subkey ? m.subkey : nullptr;
+    op.in = in;
+    op.out = out;
+    op.len = len;
+    op.memory = p.memory;
+    op.stream = p.stream;
+    if (len) {
+        BC_TRY(b.aead_chunk(key->material, *key->backend_key, op));
+        aead_fold(key, &m, op.partial, (len + 15) / 16);
+    }
+    aead_tag(key, &m, aad_len, len, full_tag);
+    return Status::ok();
+}
+
+Status seal(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad, size_t aad_len,
+            const uint8_t* in, size_t in_len, uint8_t* out, uint8_t* tag, size_t tag_len, const bc_params& p) {
+    if ((in_len && (!in || !out)) || !tag) return Status(BC_ERR_NULL_POINTER, "in, out and tag are required");
+    if (p.memory == BC_MEMORY_HOST) {
+        BC_TRY(check_aliasing(in, in_len, out, in_len));
+        BC_TRY(check_aliasing(in, in_len, tag, tag_len));
+    }
+    uint8_t full[16];
+    Status s = aead_process(key, Dir::Encrypt, nonce, nonce_len, aad, aad_len, in, in_len, out, p, full);
+    if (s) std::memcpy(tag, full, tag_len);
+    else wipe_output(key, out, in_len, p);
+    secure_wipe(full, sizeof full);
+    return s;
+}
+
+Status open(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad, size_t aad_len,
+            const uint8_t* in, size_t in_len, const uint8_t* tag, size_t tag_len, uint8_t* out, const bc_params& p) {
+    if ((in_len && (!in || !out)) || !tag) return Status(BC_ERR_NULL_POINTER, "in, out and tag are required");
+    if (p.memory == BC_MEMORY_HOST) BC_TRY(check_aliasing(in, in_len, out, in_len));
+    uint8_t expected[16], full[16];
+    std::memcpy(expected, tag, tag_len);  // the tag may sit right after in, inside out's reach
+    Status s = aead_process(key, Dir::Decrypt, nonce, nonce_len, aad, aad_len, in, in_len, out, p, full);
+    if (s && !ct_equal(full, expected, tag_len)) s = Status(BC_ERR_AUTH_FAILED, "the tag does not match: message rejected");
+    if (!s) wipe_output(key, out, in_len, p);  // never release unauthenticated plaintext
+    secure_wipe(full, sizeof full);
+    return s;
+}
+
+size_t resolve_tag_len(const bc_key* key, size_t tag_len) {
+    return tag_len ? tag_len : (key ? key->material.alg->tag_size : 16);
+}
+
+}  // namespace
+}  // namespace bc
+
+using namespace bc;
+
+extern "C" {
+
+bc_status bc_aead_seal_detached(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad,
+                                size_t aad_len, const uint8_t* in, size_t in_len, uint8_t* out, uint8_t* tag,
+                                size_t tag_len, const bc_params* params) {
+    return api_call([&]() -> Status {
+        const bc_params& p = params_or_default(params);
+        tag_len = resolve_tag_len(key, tag_len);
+        BC_TRY(aead_check(key, nonce, nonce_len, aad, aad_len, tag_len, in_len, p));
+        return seal(key, nonce, nonce_len, aad, aad_len, in, in_len, out, tag, tag_len, p);
+    });
+}
+
+bc_status bc_aead_open_detached(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad,
+                                size_t aad_len, const uint8_t* in, size_t in_len, const uint8_t* tag,
+                                size_t tag_len, uint8_t* out, const bc_params* params) {
+    return api_call([&]() -> Status {
+        const bc_params& p = params_or_default(params);
+        tag_len = resolve_tag_len(key, tag_len);
+        BC_TRY(aead_check(key, nonce, nonce_len, aad, aad_len, tag_len, in_len, p));
+        return open(key, nonce, nonce_len, aad, aad_len, in, in_len, tag, tag_len, out, p);
+    });
+}
+
+bc_status bc_aead_seal(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad, size_t aad_len,
+                       const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap, size_t* out_len,
+                       size_t tag_len, const bc_params* params) {
+    return api_call([&]() -> Status {
+        if (!out_len) return Status(BC_ERR_NULL_POINTER, "out_len is required");
+        *out_len = 0;
+        const bc_params& p = params_or_default(params);
+        tag_len = resolve_tag_len(key, tag_len);
+        BC_TRY(aead_check(key, nonce, nonce_len, aad, aad_len, tag_len, in_len, p));
+        if (p.memory != BC_MEMORY_HOST)
+            return Status(BC_ERR_NOT_SUPPORTED, "with device memory use bc_aead_seal_detached (the tag stays on the host)");
+        if (!out) return Status(BC_ERR_NULL_POINTER, "out is required");
+        if (out_cap < in_len + tag_len)
+            return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(in_len + tag_len) + " bytes");
+        BC_TRY(check_aliasing(in, in_len, out, in_len + tag_len));
+        BC_TRY(seal(key, nonce, nonce_len, aad, aad_len, in, in_len, out, out + in_len, tag_len, p));
+        *out_len = in_len + tag_len;
+        return Status::ok();
+    });
+}
+
+bc_status bc_aead_open(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* aad, size_t aad_len,
+                       const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap, size_t* out_len,
+                       size_t tag_len, const bc_params* params) {
+    return api_call([&]() -> Status {
+        if (!out_len) return Status(BC_ERR_NULL_POINTER, "out_len is required");
+        *out_len = 0;
+        const bc_params& p = params_or_default(params);
+        tag_len = resolve_tag_len(key, tag_len);
+        if (p.memory != BC_MEMORY_HOST)
+            return Status(BC_ERR_NOT_SUPPORTED, "with device memory use bc_aead_open_detached (the tag stays on the host)");
+        if (!in) return Status(BC_ERR_NULL_POINTER, "in is required");
+        if (in_len < tag_len) return Status(BC_ERR_INPUT_LENGTH, "input is shorter than the tag");
+        const size_t body = in_len - tag_len;
+        BC_TRY(aead_check(key, nonce, nonce_len, aad, aad_len, tag_len, body, p));
+        if (body && !out) return Status(BC_ERR_NULL_POINTER, "out is required");
+        if (out_cap < body) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(body) + " bytes");
+        BC_TRY(open(key, nonce, nonce_len, aad, aad_len, in, body, in + body, tag_len, out, p));
+        *out_len = body;
+        return Status::ok();
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,347 @@
+// C API: streaming (create, aad, update, final) for every mode.
+//
+// Pieces reach the backend with the same start-state conventions as one-shot
+// calls, so a stream gives byte-identical results however the caller cuts it:
+//   CTR and stream ciphers: no buffering, the keystream position advances;
+//   ECB/CBC: whole blocks, the last one held back when decrypting with padding;
+//   XTS: whole data units (a data_unit_size is required), the rest at final;
+//   AEADs: pieces of the MAC granule, partial MACs folded as they come.
+#include <string>
+#include <vector>
+
+#include "capi/capi_raw.h"
+#include "modes/aes_modes.h"
+
+struct bc_stream {
+    bc_key* key = nullptr;
+    bc::Dir dir = bc::Dir::Encrypt;
+    bc_params params{};
+    uint8_t iv[1024] = {};          // CBC: chaining value; XTS: tweak of the next unit
+    size_t iv_len = 0;
+    uint64_t position = 0;          // bytes processed (keystream offset, XTS units x unit size)
+    bc::SecureBytes pending;        // input not yet processed (partial block, unit, granule)
+    bool finished = false;
+    bool failed = false;
+    // AEAD
+    bool aead = false;
+    bool body_started = false;
+    bc::AeadMessage msg;
+    uint64_t aad_len = 0, ct_len = 0;
+    bc::SecureBytes aad_pending;
+    uint8_t tag[16] = {};
+    size_t tag_len = 0;
+    bool tag_set = false;
+    ~bc_stream() { bc::secure_wipe(iv, sizeof iv); bc::secure_wipe(tag, sizeof tag); }
+};
+
+namespace bc {
+namespace {
+
+void append(SecureBytes& buf, const uint8_t* p, size_t n) {
+    size_t old = buf.size();
+    buf.resize(old + n);
+    if (n) std::memcpy(buf.data() + old, p, n);
+}
+
+void drop_front(SecureBytes& buf, size_t n) {
+    SecureBytes rest(buf.data() + n, buf.size() - n);
+    buf = std::move(rest);
+}
+
+// Runs one piece of a raw mode and advances the stream's start state.
+Status raw_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
+    if (len == 0) return Status::ok();
+    const Mode mode = s->key->material.alg->mode;
+    uint8_t next_chain[16];
+    if (mode == Mode::CBC) {  // the next chaining value is the last ciphertext block
+        if (s->dir == Dir::Decrypt) std::memcpy(next_chain, in + len - 16, 16);
+    }
+    BC_TRY(raw_run(s->key, s->dir, s->iv, s->iv_len, in, out, len, s->params,
+                   s->key->material.alg->kind == BC_KIND_STREAM ? s->position : 0));
+    if (mode == Mode::CBC) {
+        std::memcpy(s->iv, s->dir == Dir::Encrypt ? out + len - 16 : next_chain, 16);
+    } else if (mode == Mode::XTS) {
+        add_le128(s->iv, len / s->params.data_unit_size);
+    }
+    s->position += len;
+    return Status::ok();
+}
+
+// Feeds the AAD remainder (padded) once the body starts.
+Status aead_flush_aad(bc_stream* s) {
+    if (s->body_started) return Status::ok();
+    s->body_started = true;
+    if (s->aad_pending.empty()) return Status::ok();
+    MacOp mac;
+    mac.mac_key = s->msg.mac_key;
+    mac.data = s->aad_pending.data();
+    mac.len = s->aad_pending.size();
+    BC_TRY(s->key->ctx->backend->mac(s->key->material, *s->key->backend_key, mac));
+    aead_fold(s->key, &s->msg, mac.partial, (mac.len + 15) / 16);
+    s->aad_pending.clear();
+    return Status::ok();
+}
+
+Status aead_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
+    if (len == 0) return Status::ok();
+    AeadChunkOp op;
+    op.dir = s->dir;
+    std::memcpy(op.ctr, s->msg.ctr, 16);
+    op.mac_key = s->msg.mac_key;
+    op.subkey = s->msg.use_subkey ? s->msg.subkey : nullptr;
+    op.in = in;
+    op.out = out;
+    op.len = len;
+    BC_TRY(s->key->ctx->backend->aead_chunk(s->key->material, *s->key->backend_key, op));
+    aead_fold(s->key, &s->msg, op.partial, (len + 15) / 16);
+    // Advance the counter state by the blocks consumed.
+    if (s->key->material.alg->mode == Mode::GCM) {
+        uint32_t c = bc_load_be32(s->msg.ctr + 12) + static_cast<uint32_t>(len / 16);
+        bc_store_be32(s->msg.ctr + 12, c);
+    } else {  // ChaCha: 32-bit little-endian block counter in word 12, 64-byte blocks
+        uint32_t c = bc_load_le32(s->msg.ctr) + static_cast<uint32_t>(len / 64);
+        bc_store_le32(s->msg.ctr, c);
+    }
+    s->ct_len += len;
+    return Status::ok();
+}
+
+// How many buffered+new bytes may be processed now, keeping what final needs.
+size_t processable(const bc_stream* s, size_t avail) {
+    const Algorithm* a = s->key->material.alg;
+    if (s->aead) {
+        size_t g = aead_granule(s->key);
+        return avail / g * g;
+    }
+    switch (a->kind) {
+    case BC_KIND_STREAM: return avail;
+    case BC_KIND_BLOCK_MODE: {
+        size_t whole = avail / 16 * 16;
+        // Decrypting with padding: keep the last block for final's check.
+        if ((s->params.flags & BC_FLAG_PAD_PKCS7) && s->dir == Dir::Decrypt && whole == avail && whole) whole -= 16;
+        return whole;
+    }
+    case BC_KIND_XTS: {
+        // Keep at least one whole unit back: the last unit may be short and final decides.
+        size_t u = s->params.data_unit_size;
+        size_t units = avail / u;
+        if (units && avail % u == 0) --units;
+        return units * u;
+    }
+    default: return 0;
+    }
+}
+
+Status stream_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap, size_t* out_len) {
+    *out_len = 0;
+    if (s->finished || s->failed) return Status(BC_ERR_BAD_STATE, "the stream is finished or failed");
+    if (in_len && !in) return Status(BC_ERR_NULL_POINTER, "in is NULL");
+    if (s->aead) {
+        BC_TRY(aead_flush_aad(s));
+        if (s->ct_len + s->pending.size() + in_len > s->key->material.alg->max_message)
+            return Status(BC_ERR_MESSAGE_TOO_LONG, "message longer than the AEAD allows");
+    }
+    const size_t avail = s->pending.size() + in_len;
+    const size_t now = processable(s, avail);
+    if (now && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
+    if (out_cap < now) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(now) + " bytes");
+    if (s->key->material.alg->mode == Mode::CTR) BC_TRY(ctr_check_range(s->iv, s->position, now));
+    if (now && in) BC_TRY(check_aliasing(in, in_len, out, now));
+    // Save what stays buffered before anything is written: in place, the output
+    // may cover input bytes that are kept for later.
+    const size_t from_pending = std::min(now, s->pending.size());
+    const size_t used_in = now - from_pending;
+    SecureBytes rest;
+    append(rest, s->pending.data() + from_pending, s->pending.size() - from_pending);
+    append(rest, in + used_in, in_len - used_in);
+    Status st;
+    if (now && from_pending == 0) {
+        st = s->aead ? aead_piece(s, in, out, now) : raw_piece(s, in, out, now);
+    } else if (now) {
+        SecureBytes work(now);
+        std::memcpy(work.data(), s->pending.data(), from_pending);
+        std::memcpy(work.data() + from_pending, in, used_in);
+        st = s->aead ? aead_piece(s, work.data(), out, now) : raw_piece(s, work.data(), out, now);
+    }
+    if (!st) {
+        s->failed = true;
+        wipe_output(s->key, out, now, s->params);
+        return st;
+    }
+    s->pending = std::move(rest);
+    *out_len = now;
+    return Status::ok();
+}
+
+Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len) {
+    *out_len = 0;
+    if (s->finished || s->failed) return Status(BC_ERR_BAD_STATE, "the stream is finished or failed");
+    const Algorithm* a = s->key->material.alg;
+    const bool pad = s->params.flags & BC_FLAG_PAD_PKCS7;
+    size_t n = s->pending.size();
+    Status st;
+    if (s->aead) {
+        if (s->dir == Dir::Decrypt && !s->tag_set) return Status(BC_ERR_BAD_STATE, "set the expected tag before final");
+        BC_TRY(aead_flush_aad(s));
+        if (n && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
+        if (out_cap < n) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(n) + " bytes");
+        st = aead_piece(s, s->pending.data(), out, n);
+        if (st) {
+            uint8_t full[16];
+            aead_tag(s->key, &s->msg, s->aad_len, s->ct_len, full);
+            if (s->dir == Dir::Encrypt) std::memcpy(s->tag, full, 16);
+            else if (!ct_equal(full, s->tag, s->tag_len)) st = Status(BC_ERR_AUTH_FAILED, "the tag does not match: message rejected");
+            secure_wipe(full, sizeof full);
+        }
+        if (st) *out_len = n;
+    } else if (a->kind == BC_KIND_BLOCK_MODE) {
+        if (pad && s->dir == Dir::Encrypt) {
+            size_t bound = 16;
+            if (!out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
+            if (out_cap < bound) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs 16 bytes");
+            uint8_t last[16];
+            uint8_t fill = static_cast<uint8_t>(16 - n);
+            std::memcpy(last, s->pending.data(), n);
+            std::memset(last + n, fill, fill);
+            st = raw_piece(s, last, out, 16);
+            secure_wipe(last, sizeof last);
+            if (st) *out_len = 16;
+        } else if (pad) {
+            if (n != 16) return Status(BC_ERR_INPUT_LENGTH, "padded input must be whole blocks, at least one");
+            if (!out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
+            if (out_cap < 16) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs 16 bytes");
+            uint8_t last[16];
+            st = raw_piece(s, s->pending.data(), last, 16);
+            size_t pad_len = 0;
+            if (st && !pkcs7_strip(last, &pad_len)) st = Status(BC_ERR_BAD_PADDING, "PKCS#7 padding is malformed");
+            if (st) {
+                std::memcpy(out, last, 16 - pad_len);
+                *out_len = 16 - pad_len;
+            }
+            secure_wipe(last, sizeof last);
+        } else if (n) {
+            return Status(BC_ERR_INPUT_LENGTH, std::string(a->name) + " input must be whole 16-byte blocks");
+        }
+    } else if (a->kind == BC_KIND_XTS) {
+        if (n && n < 16) return Status(BC_ERR_INPUT_LENGTH, "the last XTS data unit is shorter than 16 bytes");
+        if (n && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
+        if (out_cap < n) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(n) + " bytes");
+        st = raw_piece(s, s->pending.data(), out, n);
+        if (st) *out_len = n;
+    }
+    s->pending.clear();
+    if (!st) {
+        s->failed = true;
+        if (out) wipe_output(s->key, out, n < 16 ? 16 : n, s->params);
+        *out_len = 0;
+        return st;
+    }
+    s->finished = true;
+    return Status::ok();
+}
+
+}  // namespace
+}  // namespace bc
+
+using namespace bc;
+
+extern "C" {
+
+bc_status bc_stream_create(bc_key* key, bc_direction dir, const uint8_t* iv, size_t iv_len, const bc_params* params,
+                           bc_stream** out) {
+    return api_call([&]() -> Status {
+        if (!out) return Status(BC_ERR_NULL_POINTER, "out is required");
+        *out = nullptr;
+        if (!key) return Status(BC_ERR_NULL_POINTER, "key is required");
+        if (dir != BC_ENCRYPT && dir != BC_DECRYPT) return Status(BC_ERR_INVALID_ARGUMENT, "direction is neither ENCRYPT nor DECRYPT");
+        const bc_params& p = params_or_default(params);
+        if (p.memory != BC_MEMORY_HOST) return Status(BC_ERR_NOT_SUPPORTED, "streams work on host memory only");
+        const Algorithm* a = key->material.alg;
+        auto s = std::make_unique<bc_stream>();
+        s->key = key;
+        s->dir = dir == BC_ENCRYPT ? Dir::Encrypt : Dir::Decrypt;
+        s->params = p;
+        if (a->kind == BC_KIND_AEAD) {
+            if (iv_len < a->iv_min || iv_len > a->iv_max) return Status(BC_ERR_IV_SIZE, std::string(a->name) + ": nonce size not allowed");
+            if (!iv) return Status(BC_ERR_NULL_POINTER, "nonce is NULL");
+            if (p.flags || p.data_unit_size || p.offset) return Status(BC_ERR_INVALID_ARGUMENT, "AEADs take no flags, data unit or offset");
+            s->aead = true;
+            BC_TRY(aead_begin(key, iv, iv_len, &s->msg));
+        } else {
+            BC_TRY(raw_check_key_iv(key, iv, iv_len));
+            BC_TRY(raw_check_params(key, p));
+            if (a->kind == BC_KIND_XTS && !p.data_unit_size)
+                return Status(BC_ERR_NOT_SUPPORTED, "streaming XTS needs bc_params.data_unit_size (whole units per piece)");
+            if (iv_len) std::memcpy(s->iv, iv, iv_len);
+            s->iv_len = iv_len;
+            s->position = p.offset;
+        }
+        *out = s.release();
+        return Status::ok();
+    });
+}
+
+bc_status bc_stream_aad(bc_stream* s, const uint8_t* aad, size_t aad_len) {
+    return api_call([&]() -> Status {
+        if (!s) return Status(BC_ERR_NULL_POINTER, "stream is required");
+        if (!s->aead) return Status(BC_ERR_BAD_STATE, "AAD applies to AEADs only");
+        if (s->body_started || s->finished || s->failed) return Status(BC_ERR_BAD_STATE, "AAD must come before the data");
+        if (aad_len && !aad) return Status(BC_ERR_NULL_POINTER, "aad is NULL");
+        append(s->aad_pending, aad, aad_len);
+        s->aad_len += aad_len;
+        // Hash whole blocks now so the buffer stays small.
+        size_t whole = s->aad_pending.size() / 16 * 16;
+        if (whole >= 4096) {
+            MacOp mac;
+            mac.mac_key = s->msg.mac_key;
+            mac.data = s->aad_pending.data();
+            mac.len = whole;
+            BC_TRY(s->key->ctx->backend->mac(s->key->material, *s->key->backend_key, mac));
+            aead_fold(s->key, &s->msg, mac.partial, whole / 16);
+            drop_front(s->aad_pending, whole);
+        }
+        return Status::ok();
+    });
+}
+
+bc_status bc_stream_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap,
+                           size_t* out_len) {
+    return api_call([&]() -> Status {
+        if (!s || !out_len) return Status(BC_ERR_NULL_POINTER, "stream and out_len are required");
+        return stream_update(s, in, in_len, out, out_cap, out_len);
+    });
+}
+
+bc_status bc_stream_set_tag(bc_stream* s, const uint8_t* tag, size_t tag_len) {
+    return api_call([&]() -> Status {
+        if (!s || !tag) return Status(BC_ERR_NULL_POINTER, "stream and tag are required");
+        if (!s->aead || s->dir != Dir::Decrypt) return Status(BC_ERR_BAD_STATE, "the expected tag applies to AEAD decryption");
+        BC_TRY(check_tag_len(s->key->material.alg, tag_len));
+        std::memcpy(s->tag, tag, tag_len);
+        s->tag_len = tag_len;
+        s->tag_set = true;
+        return Status::ok();
+    });
+}
+
+bc_status bc_stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len) {
+    return api_call([&]() -> Status {
+        if (!s || !out_len) return Status(BC_ERR_NULL_POINTER, "stream and out_len are required");
+        return stream_final(s, out, out_cap, out_len);
+    });
+}
+
+bc_status bc_stream_get_tag(bc_stream* s, uint8_t* tag, size_t tag_len) {
+    return api_call([&]() -> Status {
+        if (!s || !tag) return Status(BC_ERR_NULL_POINTER, "stream and tag are required");
+        if (!s->aead || s->dir != Dir::Encrypt) return Status(BC_ERR_BAD_STATE, "the tag comes from AEAD encryption");
+        if (!s->finished) return Status(BC_ERR_BAD_STATE, "call bc_stream_final first");
+        BC_TRY(check_tag_len(s->key->material.alg, tag_len));
+        std::memcpy(tag, s->tag, tag_len);
+        return Status::ok();
+    });
+}
+
+void bc_stream_destroy(bc_stream* s) { delete s; }
+
+}  // extern "C"

@@ -1,0 +1,470 @@
+/*
+ * Bitsliced AES (FIPS-197) in the portable dialect: constant time by
+ * construction (no table, no address and no branch depends on key or data).
+ *
+ * Layout. One call works on a batch of 32 blocks held in 128 32-bit words:
+ *   s[8*p + b], p = byte position in the block (0..15, FIPS order: p = 4*col + row),
+ *               b = bit of that byte (0 = least significant);
+ *   bit j of every word belongs to block j of the batch.
+ * So a word is "bit b of byte p of all 32 blocks", and the S-box runs on 8 words
+ * at a time (32 S-boxes in parallel); ShiftRows is a renaming of byte positions;
+ * MixColumns is XORs of words; AddRoundKey XORs a mask word (all ones or all
+ * zeros, the key bit broadcast) into each state word.
+ *
+ * Packing. bc_aes_bs_transpose32 transposes a 32x32 bit matrix in place. To pack
+ * 32 blocks: s[32*k + j] = little-endian word k (bytes 4k..4k+3) of block j, for
+ * k = 0..3, then transpose each group of 32 words. Unpacking is the same
+ * transposition followed by the inverse assignment (the transposition is its
+ * own inverse). bc_aes_bs_pack / bc_aes_bs_unpack do it from and to bytes.
+ *
+ * Round keys. bc_aes_bs_expand_masks turns the big-endian 32-bit schedule
+ * words of FIPS-197 (w[0..4*(Nr+1))) into (Nr+1)*128 mask words laid out as the
+ * state: rk[128*r + 8*p + b] = all ones when bit b of byte p of round key r is set.
+ * Decryption uses the same masks (straight inverse cipher).
+ *
+ * The S-box is the 113-gate circuit of Boyar and Peralta (32 AND, 81 XOR/XNOR;
+ * "A new combinational logic minimization technique with applications to
+ * cryptology", SEA 2010, and the depth-16 variant of the same authors, whose
+ * non-linear middle is written here with the published AND/OR form). The
+ * inverse S-box is the inverse affine map, then the forward circuit, then the
+ * inverse affine map again: invS(y) = A'(S(A'(y))), with A'(x) = rotl(x,1) ^
+ * rotl(x,3) ^ rotl(x,6) ^ 0x05 (the inverse of the S-box's affine step).
+ *
+ * Round-key address space: BC_AES_BS_RK_SPACE (default BC_GLOBAL); a backend
+ * that stages the masks elsewhere (OpenCL __local) defines it before including.
+ */
+#ifndef BC_CORES_AES_BITSLICED_H
+#define BC_CORES_AES_BITSLICED_H
+
+#include "dialect/bc_dialect.h"
+
+#ifndef BC_AES_BS_RK_SPACE
+#define BC_AES_BS_RK_SPACE BC_GLOBAL
+#endif
+
+#define BC_AES_BS_BLOCKS 32
+#define BC_AES_BS_WORDS 128
+
+#if defined(BC_TARGET_CUDA) || defined(BC_TARGET_OPENCL)
+#define BC_AES_BS_UNROLL _Pragma("unroll")
+#define BC_AES_BS_NOUNROLL _Pragma("unroll 1")
+#else
+#define BC_AES_BS_UNROLL
+#define BC_AES_BS_NOUNROLL
+#endif
+
+/* ---------------------------------------------------------------- transposition */
+
+/* In place: afterwards bit j of a[i] is what bit i of a[j] was. */
+BC_FN void bc_aes_bs_transpose32(bc_u32 *a) {
+#if defined(BC_TARGET_CUDA) && defined(__CUDA_ARCH__)
+    /* The two coarse stages are byte moves: one PRMT per output word. */
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 16; ++i) {
+        bc_u32 x = a[i], y = a[i + 16];
+        a[i] = __byte_perm(x, y, 0x5410);
+        a[i + 16] = __byte_perm(x, y, 0x7632);
+    }
+    BC_AES_BS_UNROLL
+    for (int g = 0; g < 32; g += 16) {
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 8; ++i) {
+            bc_u32 x = a[g + i], y = a[g + i + 8];
+            a[g + i] = __byte_perm(x, y, 0x6240);
+            a[g + i + 8] = __byte_perm(x, y, 0x7351);
+        }
+    }
+#else
+    {
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 16; ++i) {
+            bc_u32 t = ((a[i] >> 16) ^ a[i + 16]) & 0x0000ffffu;
+            a[i + 16] ^= t;
+            a[i] ^= t << 16;
+        }
+        BC_AES_BS_UNROLL
+        for (int g = 0; g < 32; g += 16) {
+            BC_AES_BS_UNROLL
+            for (int i = 0; i < 8; ++i) {
+                bc_u32 t = ((a[g + i] >> 8) ^ a[g + i + 8]) & 0x00ff00ffu;
+                a[g + i + 8] ^= t;
+                a[g + i] ^= t << 8;
+            }
+        }
+    }
+#endif
+    BC_AES_BS_UNROLL
+    for (int g = 0; g < 32; g += 8) {
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            bc_u32 t = ((a[g + i] >> 4) ^ a[g + i + 4]) & 0x0f0f0f0fu;
+            a[g + i + 4] ^= t;
+            a[g + i] ^= t << 4;
+        }
+    }
+    BC_AES_BS_UNROLL
+    for (int g = 0; g < 32; g += 4) {
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 2; ++i) {
+            bc_u32 t = ((a[g + i] >> 2) ^ a[g + i + 2]) & 0x33333333u;
+            a[g + i + 2] ^= t;
+            a[g + i] ^= t << 2;
+        }
+    }
+    BC_AES_BS_UNROLL
+    for (int g = 0; g < 32; g += 2) {
+        bc_u32 t = ((a[g] >> 1) ^ a[g + 1]) & 0x55555555u;
+        a[g + 1] ^= t;
+        a[g] ^= t << 1;
+    }
+}
+
+/* Words already loaded (s[32k + j] = word k of block j) -> bitsliced. */
+BC_FN void bc_aes_bs_slice(bc_u32 *s) {
+    bc_aes_bs_transpose32(s);
+    bc_aes_bs_transpose32(s + 32);
+    bc_aes_bs_transpose32(s + 64);
+    bc_aes_bs_transpose32(s + 96);
+}
+/* Bitsliced -> words (s[32k + j] = word k of block j). Same operation. */
+BC_FN void bc_aes_bs_unslice(bc_u32 *s) { bc_aes_bs_slice(s); }
+
+/* Bytes (n <= 32 consecutive blocks; the rest of the batch zero) -> bitsliced. */
+BC_FN void bc_aes_bs_pack(bc_u32 *s, const bc_u8 *in, unsigned n) {
+    for (unsigned j = 0; j < 32; ++j) {
+        for (unsigned k = 0; k < 4; ++k)
+            s[32 * k + j] = j < n ? bc_load_le32(in + 16 * j + 4 * k) : 0u;
+    }
+    bc_aes_bs_slice(s);
+}
+/* Bitsliced -> bytes of the first n blocks. Destroys s. */
+BC_FN void bc_aes_bs_unpack(bc_u32 *s, bc_u8 *out, unsigned n) {
+    bc_aes_bs_unslice(s);
+    for (unsigned j = 0; j < n; ++j) {
+        for (unsigned k = 0; k < 4; ++k) bc_store_le32(out + 16 * j + 4 * k, s[32 * k + j]);
+    }
+}
+
+/* ---------------------------------------------------------------- S-box */
+
+/* x[0..7] = bits 0..7 of 32 bytes (x[7] the most significant), in place. */
+BC_FN void bc_aes_bs_sbox(bc_u32 *x) {
+    /* The circuit numbers bits from the most significant: U0 = bit 7. */
+    bc_u32 U0 = x[7], U1 = x[6], U2 = x[5], U3 = x[4];
+    bc_u32 U4 = x[3], U5 = x[2], U6 = x[1], U7 = x[0];
+
+    /* top linear layer */
+    bc_u32 T1 = U0 ^ U3;
+    bc_u32 T2 = U0 ^ U5;
+    bc_u32 T3 = U0 ^ U6;
+    bc_u32 T4 = U3 ^ U5;
+    bc_u32 T5 = U4 ^ U6;
+    bc_u32 T6 = T1 ^ T5;
+    bc_u32 T7 = U1 ^ U2;
+    bc_u32 T8 = U7 ^ T6;
+    bc_u32 T9 = U7 ^ T7;
+    bc_u32 T10 = T6 ^ T7;
+    bc_u32 T11 = U1 ^ U5;
+    bc_u32 T12 = U2 ^ U5;
+    bc_u32 T13 = T3 ^ T4;
+    bc_u32 T14 = T6 ^ T11;
+    bc_u32 T15 = T5 ^ T11;
+    bc_u32 T16 = T5 ^ T12;
+    bc_u32 T17 = T9 ^ T16;
+    bc_u32 T18 = U3 ^ U7;
+    bc_u32 T19 = T7 ^ T18;
+    bc_u32 T20 = T1 ^ T19;
+    bc_u32 T21 = U6 ^ U7;
+    bc_u32 T22 = T7 ^ T21;
+    bc_u32 T23 = T2 ^ T22;
+    bc_u32 T24 = T2 ^ T10;
+    bc_u32 T25 = T20 ^ T17;
+    bc_u32 T26 = T3 ^ T16;
+    bc_u32 T27 = T1 ^ T12;
+
+    /* non-linear middle: inversion in GF(2^4)^2 */
+    bc_u32 M1 = T13 & T6;
+    bc_u32 M6 = T3 & T16;
+    bc_u32 M11 = T1 & T15;
+    bc_u32 M13 = (T4 & T27) ^ M11;
+    bc_u32 M15 = (T2 & T10) ^ M11;
+    bc_u32 M20 = T14 ^ M1 ^ (T23 & T8) ^ M13;
+    bc_u32 M21 = (T19 & U7) ^ M1 ^ T24 ^ M15;
+    bc_u32 M22 = T26 ^ M6 ^ (T22 & T9) ^ M13;
+    bc_u32 M23 = (T20 & T17) ^ M6 ^ M15 ^ T25;
+    bc_u32 M25 = M22 & M20;
+    bc_u32 M37 = M21 ^ ((M20 ^ M21) & (M23 ^ M25));
+    bc_u32 M38 = M20 ^ M25 ^ (M21 | (M20 & M23));
+    bc_u32 M39 = M23 ^ ((M22 ^ M23) & (M21 ^ M25));
+    bc_u32 M40 = M22 ^ M25 ^ (M23 | (M21 & M22));
+    bc_u32 M41 = M38 ^ M40;
+    bc_u32 M42 = M37 ^ M39;
+    bc_u32 M43 = M37 ^ M38;
+    bc_u32 M44 = M39 ^ M40;
+    bc_u32 M45 = M42 ^ M41;
+    bc_u32 M46 = M44 & T6;
+    bc_u32 M47 = M40 & T8;
+    bc_u32 M48 = M39 & U7;
+    bc_u32 M49 = M43 & T16;
+    bc_u32 M50 = M38 & T9;
+    bc_u32 M51 = M37 & T17;
+    bc_u32 M52 = M42 & T15;
+    bc_u32 M53 = M45 & T27;
+    bc_u32 M54 = M41 & T10;
+    bc_u32 M55 = M44 & T13;
+    bc_u32 M56 = M40 & T23;
+    bc_u32 M57 = M39 & T19;
+    bc_u32 M58 = M43 & T3;
+    bc_u32 M59 = M38 & T22;
+    bc_u32 M60 = M37 & T20;
+    bc_u32 M61 = M42 & T1;
+    bc_u32 M62 = M45 & T4;
+    bc_u32 M63 = M41 & T2;
+
+    /* bottom linear layer (with the affine constant as XNORs) */
+    bc_u32 L0 = M61 ^ M62;
+    bc_u32 L1 = M50 ^ M56;
+    bc_u32 L2 = M46 ^ M48;
+    bc_u32 L3 = M47 ^ M55;
+    bc_u32 L4 = M54 ^ M58;
+    bc_u32 L5 = M49 ^ M61;
+    bc_u32 L6 = M62 ^ L5;
+    bc_u32 L7 = M46 ^ L3;
+    bc_u32 L8 = M51 ^ M59;
+    bc_u32 L9 = M52 ^ M53;
+    bc_u32 L10 = M53 ^ L4;
+    bc_u32 L11 = M60 ^ L2;
+    bc_u32 L12 = M48 ^ M51;
+    bc_u32 L13 = M50 ^ L0;
+    bc_u32 L14 = M52 ^ M61;
+    bc_u32 L15 = M55 ^ L1;
+    bc_u32 L16 = M56 ^ L0;
+    bc_u32 L17 = M57 ^ L1;
+    bc_u32 L18 = M58 ^ L8;
+    bc_u32 L19 = M63 ^ L4;
+    bc_u32 L20 = L0 ^ L1;
+    bc_u32 L21 = L1 ^ L7;
+    bc_u32 L22 = L3 ^ L12;
+    bc_u32 L23 = L18 ^ L2;
+    bc_u32 L24 = L15 ^ L9;
+    bc_u32 L25 = L6 ^ L10;
+    bc_u32 L26 = L7 ^ L9;
+    bc_u32 L27 = L8 ^ L10;
+    bc_u32 L28 = L11 ^ L14;
+    bc_u32 L29 = L11 ^ L17;
+
+    x[7] = L6 ^ L24;
+    x[6] = ~(L16 ^ L26);
+    x[5] = ~(L19 ^ L28);
+    x[4] = L6 ^ L21;
+    x[3] = L20 ^ L22;
+    x[2] = L25 ^ L29;
+    x[1] = ~(L13 ^ L27);
+    x[0] = ~(L6 ^ L23);
+}
+
+/* The inverse of the S-box's affine step, bitsliced: y_i = x_{i+2} ^ x_{i+5} ^
+ * x_{i+7} ^ (bit i of 0x05), indices mod 8. */
+BC_FN void bc_aes_bs_inv_affine(bc_u32 *x) {
+    bc_u32 a0 = x[0], a1 = x[1], a2 = x[2], a3 = x[3];
+    bc_u32 a4 = x[4], a5 = x[5], a6 = x[6], a7 = x[7];
+    x[0] = ~(a2 ^ a5 ^ a7);
+    x[1] = a3 ^ a6 ^ a0;
+    x[2] = ~(a4 ^ a7 ^ a1);
+    x[3] = a5 ^ a0 ^ a2;
+    x[4] = a6 ^ a1 ^ a3;
+    x[5] = a7 ^ a2 ^ a4;
+    x[6] = a0 ^ a3 ^ a5;
+    x[7] = a1 ^ a4 ^ a6;
+}
+
+BC_FN void bc_aes_bs_inv_sbox(bc_u32 *x) {
+    bc_aes_bs_inv_affine(x);
+    bc_aes_bs_sbox(x);
+    bc_aes_bs_inv_affine(x);
+}
+
+/* ---------------------------------------------------------------- linear layers */
+
+/* ShiftRows as a renaming: the byte that lands at position p = 4c + r comes
+ * from column (c + r) mod 4 of the same row. */
+#define BC_AES_BS_SR(p) ((((((p) >> 2) + ((p) & 3)) & 3) << 2) | ((p) & 3))
+/* InvShiftRows: from column (c - r) mod 4. */
+#define BC_AES_BS_ISR(p) ((((((p) >> 2) - ((p) & 3)) & 3) << 2) | ((p) & 3))
+
+/* o[0..7] = xtime(v[0..7]) in GF(2^8) with x^8 + x^4 + x^3 + x + 1. */
+#define BC_AES_BS_XTIME(o, v)        \
+    do {                             \
+        (o)[0] = (v)[7];             \
+        (o)[1] = (v)[0] ^ (v)[7];    \
+        (o)[2] = (v)[1];             \
+        (o)[3] = (v)[2] ^ (v)[7];    \
+        (o)[4] = (v)[3] ^ (v)[7];    \
+        (o)[5] = (v)[4];             \
+        (o)[6] = (v)[5];             \
+        (o)[7] = (v)[6];             \
+    } while (0)
+
+/* out = MixColumns(ShiftRows(in)) ^ rk (rk may be null: no key). Column c of the
+ * shifted state holds, in row r, the byte at position BC_AES_BS_SR(4c + r). */
+BC_FN void bc_aes_bs_shift_mix_key(const bc_u32 *in, bc_u32 *out,
+                                   const BC_AES_BS_RK_SPACE bc_u32 *rk) {
+    BC_AES_BS_UNROLL
+    for (int c = 0; c < 4; ++c) {
+        const bc_u32 *a0 = in + 8 * BC_AES_BS_SR(4 * c + 0);
+        const bc_u32 *a1 = in + 8 * BC_AES_BS_SR(4 * c + 1);
+        const bc_u32 *a2 = in + 8 * BC_AES_BS_SR(4 * c + 2);
+        const bc_u32 *a3 = in + 8 * BC_AES_BS_SR(4 * c + 3);
+        bc_u32 t0[8], t1[8], t2[8], t3[8], all[8];
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            t0[b] = a0[b] ^ a1[b];
+            t1[b] = a1[b] ^ a2[b];
+            t2[b] = a2[b] ^ a3[b];
+            t3[b] = a3[b] ^ a0[b];
+            all[b] = t0[b] ^ t2[b];
+        }
+        bc_u32 x0[8], x1[8], x2[8], x3[8];
+        BC_AES_BS_XTIME(x0, t0);
+        BC_AES_BS_XTIME(x1, t1);
+        BC_AES_BS_XTIME(x2, t2);
+        BC_AES_BS_XTIME(x3, t3);
+        bc_u32 *o = out + 32 * c;
+        /* out_r = 2 a_r ^ 3 a_{r+1} ^ a_{r+2} ^ a_{r+3} = xtime(a_r ^ a_{r+1}) ^ all ^ a_r */
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            o[b] = x0[b] ^ all[b] ^ a0[b];
+            o[8 + b] = x1[b] ^ all[b] ^ a1[b];
+            o[16 + b] = x2[b] ^ all[b] ^ a2[b];
+            o[24 + b] = x3[b] ^ all[b] ^ a3[b];
+        }
+        if (rk) {
+            BC_AES_BS_UNROLL
+            for (int b = 0; b < 32; ++b) o[b] ^= rk[32 * c + b];
+        }
+    }
+}
+
+/* s = InvMixColumns(s) in place (column by column). */
+BC_FN void bc_aes_bs_inv_mix(bc_u32 *s) {
+    BC_AES_BS_UNROLL
+    for (int c = 0; c < 4; ++c) {
+        bc_u32 *a0 = s + 32 * c, *a1 = a0 + 8, *a2 = a0 + 16, *a3 = a0 + 24;
+        /* InvMixColumns = MixColumns after a0,a2 ^= 4(a0^a2) and a1,a3 ^= 4(a1^a3). */
+        bc_u32 u[8], v[8], u2[8], v2[8], u4[8], v4[8];
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            u[b] = a0[b] ^ a2[b];
+            v[b] = a1[b] ^ a3[b];
+        }
+        BC_AES_BS_XTIME(u2, u);
+        BC_AES_BS_XTIME(u4, u2);
+        BC_AES_BS_XTIME(v2, v);
+        BC_AES_BS_XTIME(v4, v2);
+        bc_u32 b0[8], b1[8], b2[8], b3[8];
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            b0[b] = a0[b] ^ u4[b];
+            b1[b] = a1[b] ^ v4[b];
+            b2[b] = a2[b] ^ u4[b];
+            b3[b] = a3[b] ^ v4[b];
+        }
+        bc_u32 t0[8], t1[8], t2[8], t3[8], all[8];
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            t0[b] = b0[b] ^ b1[b];
+            t1[b] = b1[b] ^ b2[b];
+            t2[b] = b2[b] ^ b3[b];
+            t3[b] = b3[b] ^ b0[b];
+            all[b] = t0[b] ^ t2[b];
+        }
+        bc_u32 x0[8], x1[8], x2[8], x3[8];
+        BC_AES_BS_XTIME(x0, t0);
+        BC_AES_BS_XTIME(x1, t1);
+        BC_AES_BS_XTIME(x2, t2);
+        BC_AES_BS_XTIME(x3, t3);
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            a0[b] = x0[b] ^ all[b] ^ b0[b];
+            a1[b] = x1[b] ^ all[b] ^ b1[b];
+            a2[b] = x2[b] ^ all[b] ^ b2[b];
+            a3[b] = x3[b] ^ all[b] ^ b3[b];
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- rounds */
+
+/* Encrypts the 32 bitsliced blocks of s in place; rk holds (rounds+1)*128 masks.
+ * t is 128 words of scratch (registers on a GPU once everything is unrolled). */
+BC_FN void bc_aes_bs_encrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds) {
+    bc_u32 t[128];
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] ^= rk[i];
+    BC_AES_BS_NOUNROLL
+    for (int r = 1; r < rounds; ++r) {
+        BC_AES_BS_UNROLL
+        for (int p = 0; p < 16; ++p) bc_aes_bs_sbox(s + 8 * p);
+        bc_aes_bs_shift_mix_key(s, t, rk + 128 * r);
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 128; ++i) s[i] = t[i];
+    }
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p) bc_aes_bs_sbox(s + 8 * p);
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) t[8 * p + b] = s[8 * BC_AES_BS_SR(p) + b];
+    }
+    const BC_AES_BS_RK_SPACE bc_u32 *last = rk + 128 * rounds;
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] = t[i] ^ last[i];
+}
+
+/* Decrypts in place with the same masks (straight inverse cipher). InvSubBytes
+ * and InvShiftRows commute, so each round is InvSubBytes, InvShiftRows fused
+ * with AddRoundKey, InvMixColumns. */
+BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds) {
+    bc_u32 t[128];
+    const BC_AES_BS_RK_SPACE bc_u32 *k = rk + 128 * rounds;
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] ^= k[i];
+    BC_AES_BS_NOUNROLL
+    for (int r = rounds - 1; r >= 1; --r) {
+        BC_AES_BS_UNROLL
+        for (int p = 0; p < 16; ++p) bc_aes_bs_inv_sbox(s + 8 * p);
+        k = rk + 128 * r;
+        BC_AES_BS_UNROLL
+        for (int p = 0; p < 16; ++p) {
+            BC_AES_BS_UNROLL
+            for (int b = 0; b < 8; ++b) t[8 * p + b] = s[8 * BC_AES_BS_ISR(p) + b] ^ k[8 * p + b];
+        }
+        bc_aes_bs_inv_mix(t);
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 128; ++i) s[i] = t[i];
+    }
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p) bc_aes_bs_inv_sbox(s + 8 * p);
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) t[8 * p + b] = s[8 * BC_AES_BS_ISR(p) + b] ^ rk[8 * p + b];
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] = t[i];
+}
+
+/* ---------------------------------------------------------------- key masks */
+
+/* w: the 4*(rounds+1) big-endian schedule words of FIPS-197. masks: (rounds+1)*128
+ * words, rk[128*r + 8*p + b] = -(bit b of byte p of round key r). */
+BC_FN void bc_aes_bs_expand_masks(const bc_u32 *w, int rounds, bc_u32 *masks) {
+    for (int r = 0; r <= rounds; ++r) {
+        for (int p = 0; p < 16; ++p) {
+            bc_u32 byte = (w[4 * r + (p >> 2)] >> (24 - 8 * (p & 3))) & 0xffu;
+            for (int b = 0; b < 8; ++b) masks[128 * r + 8 * p + b] = (bc_u32)0 - ((byte >> b) & 1u);
+        }
+    }
+}
+
+#endif /* BC_CORES_AES_BITSLICED_H */

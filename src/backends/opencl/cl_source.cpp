@@ -1,0 +1,133 @@
+// Assembling one OpenCL translation unit from the embedded files.
+#include <cstring>
+#include <vector>
+
+#include "backends/opencl/cl_embedded.h"
+
+namespace bc {
+namespace ocl {
+namespace {
+
+// "a/b/../c/./d.h" -> "a/c/d.h"; a leading ".." that cannot be collapsed stays.
+std::string normalize_path(const std::string& path) {
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start <= path.size()) {
+        size_t slash = path.find('/', start);
+        if (slash == std::string::npos) slash = path.size();
+        std::string part = path.substr(start, slash - start);
+        if (part == "..") {
+            if (!parts.empty() && parts.back() != "..") parts.pop_back();
+            else parts.push_back(part);
+        } else if (!part.empty() && part != ".") {
+            parts.push_back(part);
+        }
+        start = slash + 1;
+    }
+    std::string r;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        if (i) r += '/';
+        r += parts[i];
+    }
+    return r;
+}
+
+std::string dir_of(const std::string& path) {
+    size_t slash = path.rfind('/');
+    return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+// The quoted name of an `#include "name"` line, or false for any other line.
+bool parse_quoted_include(const std::string& line, std::string* name) {
+    size_t i = 0;
+    auto skip_space = [&] { while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i; };
+    skip_space();
+    if (i >= line.size() || line[i] != '#') return false;
+    ++i;
+    skip_space();
+    if (line.compare(i, 7, "include") != 0) return false;
+    i += 7;
+    skip_space();
+    if (i >= line.size() || line[i] != '"') return false;
+    size_t end = line.find('"', i + 1);
+    if (end == std::string::npos) return false;
+    *name = line.substr(i + 1, end - i - 1);
+    return true;
+}
+
+bool is_pragma_once(const std::string& line) {
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos || line[i] != '#') return false;
+    size_t p = line.find("pragma", i + 1);
+    return p != std::string::npos && line.find("once", p + 6) != std::string::npos &&
+           line.find_first_not_of(" \t", i + 1) == p;
+}
+
+class Assembler {
+public:
+    Status expand(const EmbeddedFile* f, std::string* out) {
+        for (const std::string& s : stack_)
+            if (s == f->name) return Status::ok();  // a cycle: its guard makes it empty anyway
+        stack_.push_back(f->name);
+        const size_t index = static_cast<size_t>(f - kEmbeddedFiles);
+        *out += "#ifndef BC_EMBED_ONCE_" + std::to_string(index) + "\n";
+        *out += "#define BC_EMBED_ONCE_" + std::to_string(index) + "\n";
+        *out += "#line 1 \"" + std::string(f->name) + "\"\n";
+        const char* p = f->text;
+        const char* end = f->text + f->size;
+        unsigned line_no = 0;
+        while (p < end) {
+            const char* nl = static_cast<const char*>(std::memchr(p, '\n', static_cast<size_t>(end - p)));
+            const char* line_end = nl ? nl : end;
+            std::string line(p, line_end);
+            ++line_no;
+            p = nl ? nl + 1 : end;
+            std::string inc;
+            if (parse_quoted_include(line, &inc)) {
+                const EmbeddedFile* child = resolve(f->name, inc);
+                if (child == nullptr)
+                    return Status(BC_ERR_INTERNAL, std::string("OpenCL source assembly: ") + f->name +
+                                                       " includes \"" + inc + "\", which was not embedded");
+                BC_TRY(expand(child, out));
+                *out += "#line " + std::to_string(line_no + 1) + " \"" + f->name + "\"\n";
+            } else if (is_pragma_once(line)) {
+                *out += "\n";  // the generated guard does its work
+            } else {
+                *out += line;
+                *out += '\n';
+            }
+        }
+        *out += "#endif\n";
+        stack_.pop_back();
+        return Status::ok();
+    }
+
+private:
+    static const EmbeddedFile* resolve(const std::string& from, const std::string& inc) {
+        std::string dir = dir_of(from);
+        if (!dir.empty())
+            if (const EmbeddedFile* f = find_embedded(normalize_path(dir + "/" + inc))) return f;
+        return find_embedded(normalize_path(inc));
+    }
+
+    std::vector<std::string> stack_;
+};
+
+}  // namespace
+
+const EmbeddedFile* find_embedded(const std::string& name) {
+    for (size_t i = 0; i < kEmbeddedFileCount; ++i)
+        if (name == kEmbeddedFiles[i].name) return &kEmbeddedFiles[i];
+    return nullptr;
+}
+
+Status assemble_source(const std::string& root, std::string* out) {
+    const EmbeddedFile* f = find_embedded(root);
+    if (f == nullptr) return Status(BC_ERR_INTERNAL, "OpenCL source " + root + " was not embedded");
+    out->clear();
+    Assembler a;
+    return a.expand(f, out);
+}
+
+}  // namespace ocl
+}  // namespace bc

@@ -1,0 +1,617 @@
+// The OpenCL backend: discovery, context, queues, the chunk pipeline, keys and
+// the per-mode kernel launches. Kernels are the dialect cores compiled at run
+// time from the embedded sources (cl_embedded.h), one program per family.
+#include "backends/opencl/opencl_backend.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <sstream>
+
+#include "backends/opencl/cl_embedded.h"
+#include "backends/opencl/opencl_kernels.h"
+#include "cores/chacha/chacha.h"
+#include "cores/salsa/salsa.h"
+#include "modes/gcm/gcm.h"
+
+namespace bc {
+namespace ocl {
+namespace {
+
+constexpr size_t kSlots = 3;                       // buffers in flight: upload | kernel | download
+constexpr size_t kDefaultChunk = size_t(16) << 20;  // bytes per device piece
+constexpr size_t kGhashLocal = 64;                 // work-items per GHASH group
+
+size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+// A program and the kernels looked up in it.
+struct Program {
+    ProgramHandle prog;
+    std::vector<std::pair<std::string, KernelHandle>> kernels;
+    BuildResult build;
+    Status error;          // a failed build is remembered, not retried per call
+    bool tried = false;
+
+    cl_kernel kernel(const char* name) const {
+        for (const auto& k : kernels)
+            if (k.first == name) return k.second.get();
+        return nullptr;
+    }
+};
+
+// One stage of the pipeline: its own in-order queue and device buffers.
+struct Slot {
+    QueueHandle queue;
+    MemHandle buf;     // the piece (in place)
+    size_t buf_cap = 0;
+    MemHandle aux;     // per-piece results (MAC partials)
+    size_t aux_cap = 0;
+};
+
+// A piece of one call as the pipeline hands it to a mode: bytes [pos, pos+len)
+// of the call, placed `lead` bytes into the slot's buffer.
+struct Piece {
+    size_t index = 0;
+    size_t pos = 0, len = 0, lead = 0;
+};
+
+class OclKey;
+
+class Backend final : public OpenClBackend {
+public:
+    Backend(DeviceInfo dev, const ContextOptions& opt) : dev_(std::move(dev)), opt_(opt) {}
+    ~Backend() override {
+        for (Slot& s : slots_)
+            if (s.queue) clFinish(s.queue.get());
+    }
+
+    Status init();
+
+    // Backend
+    const char* name() const override { return "opencl"; }
+    std::string device_name() const override { return dev_.describe(); }
+    bool supports(const Algorithm& alg) const override;
+    bool supports_memory(bc_memory m) const override { return m == BC_MEMORY_HOST; }
+    Status prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) override;
+    Status cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) override;
+    Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) override;
+    Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) override;
+    Status wipe(void* p, size_t n, bc_memory memory, void* stream) override;
+
+    // OpenClBackend
+    const DeviceInfo& device() const override { return dev_; }
+    cl_context cl_ctx() const override { return ctx_.get(); }
+    cl_command_queue cl_queue() const override { return slots_[0].queue.get(); }
+    std::string build_options() const override { return options_; }
+    std::string build_report() const override;
+    Status cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op,
+                         cl_mem buf, double* kernel_seconds) override;
+    double last_kernel_seconds() const override { return last_kernel_s_; }
+    Status ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf128* out) override;
+
+    // Used by keys.
+    Status upload(const void* p, size_t n, MemHandle* out);
+    void wipe_buffer(cl_mem m, size_t n);
+
+private:
+    using KernelFn = std::function<Status(cl_command_queue, cl_mem buf, const Piece&, Slot&)>;
+    using LeadFn = std::function<size_t(size_t pos)>;
+
+    Status program(Family f, const Program** out);
+    Status launch(cl_command_queue q, cl_kernel k, size_t items, size_t local, bool record);
+    size_t chunk_bytes(size_t align) const;
+    // Runs `kernel` over the call's data piece by piece, kSlots pieces in flight.
+    // Pieces are multiples of `align` bytes (but the last). `single` keeps every
+    // piece on one queue, for modes whose pieces depend on each other.
+    Status pipeline(const uint8_t* in, uint8_t* out, size_t len, size_t align, const LeadFn& lead,
+                    const KernelFn& kernel, bool single = false);
+    Status finish_all(Status s);
+    Status ensure(cl_mem* unused, MemHandle* m, size_t* cap, size_t want);
+
+    Status stream_cipher(const OclKey& k, const CipherOp& op, cl_mem device_buf);
+    Status stream_kernel(const OclKey& k, const uint32_t st[16], cl_command_queue q, cl_mem buf,
+                         size_t lead, size_t len);
+    // Enqueues the GHASH partial of `len` bytes at the start of buf; group results go
+    // to the slot's aux buffer and then (non-blocking) to host `groups`.
+    Status ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem hpow, Slot& slot,
+                         std::vector<uint64_t>* groups);
+    // Folds the groups of every piece, in order, into one partial.
+    bc_gf128 ghash_fold_groups(bc_gf128 h, const std::vector<std::vector<uint64_t>>& groups,
+                               const std::vector<size_t>& piece_len) const;
+    Status upload_hpow(bc_gf128 h, MemHandle* out);
+
+    DeviceInfo dev_;
+    ContextOptions opt_;
+    ContextHandle ctx_;
+    Slot slots_[kSlots];
+    std::string options_;
+    Program programs_[kFamilyCount];
+    size_t local_ = 64;
+    size_t ghash_per_item_ = 32;
+    std::recursive_mutex mu_;
+    std::vector<EventHandle> kernel_events_;
+    bool recording_ = false;
+    double last_kernel_s_ = 0;
+    friend class OclKey;
+};
+
+// A key as the device holds it. Host copies are wiped and device buffers
+// overwritten with zeros before release.
+class OclKey final : public BackendKey {
+public:
+    explicit OclKey(Backend* be) : be_(be) {}
+    ~OclKey() override {
+        for (auto* m : {&rk_enc, &rk_dec, &rk_tweak, &hpow})
+            if (*m) be_->wipe_buffer(m->get(), buffer_size(m->get()));
+        secure_wipe(state, sizeof state);
+        secure_wipe_object(h);
+    }
+
+    static size_t buffer_size(cl_mem m) {
+        size_t n = 0;
+        clGetMemObjectInfo(m, CL_MEM_SIZE, sizeof n, &n, nullptr);
+        return n;
+    }
+
+    Backend* be_;
+    const Algorithm* alg = nullptr;
+    uint32_t state[16] = {};   // stream ciphers: constants and key words
+    MemHandle rk_enc, rk_dec, rk_tweak;  // AES round keys (tweak: XTS key 2)
+    MemHandle hpow;            // GCM: H^(2^k), k = 0..63
+    bc_gf128 h{0, 0};
+};
+
+// ---------------------------------------------------------------------------
+
+Status Backend::init() {
+    cl_int err = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     reinterpret_cast<cl_context_properties>(dev_.platform), 0};
+    ctx_.reset(clCreateContext(props, 1, &dev_.device, nullptr, nullptr, &err));
+    if (err != CL_SUCCESS) return cl_status(err, "clCreateContext");
+    for (Slot& s : slots_) {
+        s.queue.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &err));
+        if (err != CL_SUCCESS) return cl_status(err, "clCreateCommandQueue");
+    }
+    // Launch shapes: defaults until the tuning table covers OpenCL devices.
+    local_ = dev_.is_gpu() ? 256 : 64;
+    if (dev_.max_work_group && local_ > dev_.max_work_group) local_ = dev_.max_work_group;
+    ghash_per_item_ = dev_.is_gpu() ? 16 : 64;
+
+    std::ostringstream o;
+    o << "-cl-std=CL1.2"
+      << " -DBC_DEV_GPU=" << (dev_.is_gpu() ? 1 : 0)
+      << " -DBC_DEV_CPU=" << (dev_.is_cpu() ? 1 : 0)
+      << " -DBC_DEV_NVIDIA=" << (dev_.vendor.find("NVIDIA") != std::string::npos ? 1 : 0)
+      << " -DBC_DEV_COMPUTE_UNITS=" << dev_.compute_units
+      << " -DBC_DEV_LOCAL_MEM=" << dev_.local_mem
+      << " -DBC_DEV_LOCAL_SIZE=" << local_
+      << " -DBC_AES_TABLE=" << (opt_.aes_table ? 1 : 0);
+    options_ = o.str();
+    return Status::ok();
+}
+
+std::string Backend::build_report() const {
+    std::ostringstream o;
+    for (int f = 0; f < kFamilyCount; ++f) {
+        const Program& p = programs_[f];
+        if (!p.tried) continue;
+        o << family_name(static_cast<Family>(f)) << ": "
+          << (p.error.is_ok() ? (p.build.from_cache ? "cached binary" : "compiled") : "failed") << " in "
+          << p.build.seconds << " s";
+        if (!p.build.cache_path.empty()) o << " (" << p.build.cache_path << ")";
+        o << "\n";
+    }
+    return o.str();
+}
+
+Status Backend::program(Family f, const Program** out) {
+    Program& p = programs_[f];
+    if (!p.tried) {
+        p.tried = true;
+        std::string src;
+        p.error = assemble_source(family_root(f), &src);
+        if (p.error.is_ok()) p.error = build_program(ctx_.get(), dev_, src, options_, &p.prog, &p.build);
+        if (p.error.is_ok()) {
+            for (const char* const* k = family_kernels(f); *k; ++k) {
+                cl_int err = CL_SUCCESS;
+                KernelHandle kh(clCreateKernel(p.prog.get(), *k, &err));
+                if (err != CL_SUCCESS) {
+                    p.error = cl_status(err, (std::string("clCreateKernel ") + *k).c_str());
+                    break;
+                }
+                p.kernels.emplace_back(*k, std::move(kh));
+            }
+        }
+    }
+    if (!p.error.is_ok()) return p.error;
+    *out = &p;
+    return Status::ok();
+}
+
+Status Backend::launch(cl_command_queue q, cl_kernel k, size_t items, size_t local, bool record) {
+    if (items == 0) return Status::ok();
+    size_t global = round_up(items, local);
+    cl_event ev = nullptr;
+    cl_int err = clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr,
+                                        record ? &ev : nullptr);
+    if (err != CL_SUCCESS) return cl_status(err, "clEnqueueNDRangeKernel");
+    if (ev) kernel_events_.emplace_back(ev);
+    return Status::ok();
+}
+
+size_t Backend::chunk_bytes(size_t align) const {
+    size_t c = opt_.chunk ? opt_.chunk : kDefaultChunk;
+    size_t limit = static_cast<size_t>(dev_.max_alloc ? dev_.max_alloc / 2 : c);
+    if (c > limit) c = limit;
+    c = c / align * align;
+    return c ? c : align;
+}
+
+Status Backend::ensure(cl_mem*, MemHandle* m, size_t* cap, size_t want) {
+    if (*m && *cap >= want) return Status::ok();
+    // Commands already enqueued keep the old buffer alive until they complete.
+    m->reset();
+    *cap = 0;
+    cl_int err = CL_SUCCESS;
+    m->reset(clCreateBuffer(ctx_.get(), CL_MEM_READ_WRITE, want, nullptr, &err));
+    if (err != CL_SUCCESS) return cl_status(err, "clCreateBuffer");
+    *cap = want;
+    return Status::ok();
+}
+
+Status Backend::finish_all(Status s) {
+    // Nothing may still write into the caller's memory once we return.
+    for (Slot& slot : slots_) {
+        cl_int err = clFinish(slot.queue.get());
+        if (err != CL_SUCCESS && s.is_ok()) s = cl_status(err, "clFinish");
+    }
+    double t = 0;
+    for (EventHandle& e : kernel_events_) t += event_seconds(e.get());
+    kernel_events_.clear();
+    last_kernel_s_ = t;
+    return s;
+}
+
+Status Backend::pipeline(const uint8_t* in, uint8_t* out, size_t len, size_t align, const LeadFn& lead,
+                         const KernelFn& kernel, bool single) {
+    const size_t chunk = chunk_bytes(align);
+    Status s;
+    size_t index = 0;
+    for (size_t pos = 0; pos < len && s.is_ok(); pos += chunk, ++index) {
+        Piece pc;
+        pc.index = index;
+        pc.pos = pos;
+        pc.len = std::min(chunk, len - pos);
+        pc.lead = lead ? lead(pos) : 0;
+        Slot& slot = slots_[single ? 0 : index % kSlots];
+        cl_command_queue q = slot.queue.get();
+        s = ensure(nullptr, &slot.buf, &slot.buf_cap, round_up(pc.lead + pc.len, 64) + 64);
+        if (!s.is_ok()) break;
+        cl_int err = clEnqueueWriteBuffer(q, slot.buf.get(), CL_FALSE, pc.lead, pc.len, in + pos, 0,
+                                          nullptr, nullptr);
+        if (err != CL_SUCCESS) { s = cl_status(err, "clEnqueueWriteBuffer"); break; }
+        s = kernel(q, slot.buf.get(), pc, slot);
+        if (!s.is_ok()) break;
+        if (out) {
+            err = clEnqueueReadBuffer(q, slot.buf.get(), CL_FALSE, pc.lead, pc.len, out + pos, 0,
+                                      nullptr, nullptr);
+            if (err != CL_SUCCESS) { s = cl_status(err, "clEnqueueReadBuffer"); break; }
+        }
+        // Start the queue now so transfers overlap the next pieces' enqueueing.
+        clFlush(q);
+    }
+    return finish_all(s);
+}
+
+Status Backend::upload(const void* p, size_t n, MemHandle* out) {
+    cl_int err = CL_SUCCESS;
+    out->reset(clCreateBuffer(ctx_.get(), CL_MEM_READ_ONLY, n, nullptr, &err));
+    if (err != CL_SUCCESS) return cl_status(err, "clCreateBuffer");
+    BC_CL_TRY(clEnqueueWriteBuffer(slots_[0].queue.get(), out->get(), CL_TRUE, 0, n, p, 0, nullptr, nullptr),
+              "clEnqueueWriteBuffer");
+    return Status::ok();
+}
+
+void Backend::wipe_buffer(cl_mem m, size_t n) {
+    if (n == 0) return;
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    const cl_uchar zero = 0;
+    cl_command_queue q = slots_[0].queue.get();
+    if (clEnqueueFillBuffer(q, m, &zero, 1, 0, n, 0, nullptr, nullptr) == CL_SUCCESS) clFinish(q);
+}
+
+bool Backend::supports(const Algorithm& alg) const {
+    switch (alg.cipher) {
+        case Cipher::ChaCha20:
+        case Cipher::XChaCha20:
+        case Cipher::Salsa20:
+        case Cipher::XSalsa20:
+            return alg.mode == Mode::Stream;
+        default:
+            return false;
+    }
+}
+
+// ---- keys ------------------------------------------------------------------
+
+Status Backend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) {
+    if (key.alg == nullptr || !supports(*key.alg))
+        return Status(BC_ERR_NOT_SUPPORTED, std::string("OpenCL backend: ") +
+                                                (key.alg ? key.alg->name : "(null)") + " is not available");
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    auto k = std::make_unique<OclKey>(this);
+    k->alg = key.alg;
+    const Program* p = nullptr;
+    switch (key.alg->cipher) {
+        case Cipher::ChaCha20:
+        case Cipher::XChaCha20:
+            BC_TRY(program(kFamilyStream, &p));
+            bc_chacha_set_key(k->state, key.raw.data(), static_cast<int>(key.raw.size()));
+            break;
+        case Cipher::Salsa20:
+        case Cipher::XSalsa20:
+            BC_TRY(program(kFamilyStream, &p));
+            bc_salsa_set_key(k->state, key.raw.data(), static_cast<int>(key.raw.size()));
+            break;
+        default:
+            return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: no kernel for this cipher");
+    }
+    *out = std::move(k);
+    return Status::ok();
+}
+
+// ---- stream ciphers ----------------------------------------------------------
+
+Status Backend::stream_kernel(const OclKey& k, const uint32_t st[16], cl_command_queue q, cl_mem buf,
+                              size_t lead, size_t len) {
+    const Program* p = nullptr;
+    BC_TRY(program(kFamilyStream, &p));
+    const bool chacha = k.alg->cipher == Cipher::ChaCha20 || k.alg->cipher == Cipher::XChaCha20;
+    const int rounds = k.alg->rounds;
+    const char* name = chacha ? (rounds == 8 ? "bc_chacha8_xor" : rounds == 12 ? "bc_chacha12_xor" : "bc_chacha20_xor")
+                              : (rounds == 8 ? "bc_salsa8_xor" : rounds == 12 ? "bc_salsa12_xor" : "bc_salsa20_xor");
+    cl_kernel kern = p->kernel(name);
+    if (kern == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
+    cl_ulong nblocks = (lead + len + 63) / 64;
+    cl_uint16 state;
+    std::memcpy(state.s, st, 64);
+    // DJB layout (64-bit counter) for the original ChaCha20 and XChaCha20.
+    cl_int layout = (k.alg->cipher == Cipher::XChaCha20 || std::strcmp(k.alg->name, "chacha20-djb") == 0)
+                        ? BC_CHACHA_LAYOUT_DJB
+                        : BC_CHACHA_LAYOUT_IETF;
+    cl_int err = clSetKernelArg(kern, 0, sizeof buf, &buf);
+    err |= clSetKernelArg(kern, 1, sizeof nblocks, &nblocks);
+    err |= clSetKernelArg(kern, 2, sizeof state, &state);
+    if (chacha) err |= clSetKernelArg(kern, 3, sizeof layout, &layout);
+    secure_wipe(&state, sizeof state);
+    if (err != CL_SUCCESS) return cl_status(err, "clSetKernelArg");
+    return launch(q, kern, nblocks, local_, true);
+}
+
+Status Backend::stream_cipher(const OclKey& k, const CipherOp& op, cl_mem device_buf) {
+    // The state of keystream block 0 from the key words and the IV.
+    uint32_t base[16];
+    std::memcpy(base, k.state, sizeof base);
+    int layout = BC_CHACHA_LAYOUT_IETF;
+    bool chacha = true;
+    switch (k.alg->cipher) {
+        case Cipher::ChaCha20:
+            if (std::strcmp(k.alg->name, "chacha20-djb") == 0) {
+                layout = BC_CHACHA_LAYOUT_DJB;
+                if (op.iv_len == 16) bc_chacha_set_djb(base, bc_load_le64(op.iv), op.iv + 8);
+                else bc_chacha_set_djb(base, 0, op.iv);
+            } else {
+                bc_chacha_set_words12(base, op.iv);
+            }
+            break;
+        case Cipher::XChaCha20: {
+            uint8_t sub[32];
+            // The key words of the state are the raw key (the ChaCha key layout).
+            uint8_t raw[32];
+            for (int i = 0; i < 8; ++i) bc_store_le32(raw + 4 * i, k.state[4 + i]);
+            bc_hchacha20(raw, op.iv, sub);
+            bc_chacha_set_key(base, sub, 32);
+            bc_chacha_set_djb(base, 0, op.iv + 16);
+            layout = BC_CHACHA_LAYOUT_DJB;
+            secure_wipe(sub, sizeof sub);
+            secure_wipe(raw, sizeof raw);
+            break;
+        }
+        case Cipher::Salsa20:
+            chacha = false;
+            bc_salsa_set_nonce(base, op.iv, 0);
+            break;
+        case Cipher::XSalsa20: {
+            chacha = false;
+            uint8_t sub[32], raw[32];
+            for (int i = 0; i < 4; ++i) bc_store_le32(raw + 4 * i, k.state[1 + i]);
+            for (int i = 0; i < 4; ++i) bc_store_le32(raw + 16 + 4 * i, k.state[11 + i]);
+            bc_hsalsa20(raw, op.iv, sub);
+            bc_salsa_set_key(base, sub, 32);
+            bc_salsa_set_nonce(base, op.iv + 16, 0);
+            secure_wipe(sub, sizeof sub);
+            secure_wipe(raw, sizeof raw);
+            break;
+        }
+        default:
+            return Status(BC_ERR_INTERNAL, "stream_cipher: not a stream cipher");
+    }
+    auto state_at = [&](uint64_t byte, uint32_t st[16]) {
+        std::memcpy(st, base, 64);
+        if (chacha) bc_chacha_add_counter(st, layout, byte / 64);
+        else bc_salsa_add_counter(st, byte / 64);
+    };
+    Status s;
+    if (device_buf) {
+        if (op.offset % 64) return Status(BC_ERR_INVALID_ARGUMENT, "cipher_buffer: offset not block aligned");
+        uint32_t st[16];
+        state_at(op.offset, st);
+        s = stream_kernel(k, st, slots_[0].queue.get(), device_buf, 0, op.len);
+        secure_wipe(st, sizeof st);
+        s = finish_all(s);
+    } else {
+        auto lead = [&](size_t pos) { return static_cast<size_t>((op.offset + pos) % 64); };
+        s = pipeline(op.in, op.out, op.len, 64, lead,
+                     [&](cl_command_queue q, cl_mem buf, const Piece& pc, Slot&) {
+                         uint32_t st[16];
+                         state_at(op.offset + pc.pos, st);
+                         Status r = stream_kernel(k, st, q, buf, pc.lead, pc.len);
+                         secure_wipe(st, sizeof st);
+                         return r;
+                     });
+    }
+    secure_wipe(base, sizeof base);
+    return s;
+}
+
+// ---- GHASH -------------------------------------------------------------------
+
+Status Backend::upload_hpow(bc_gf128 h, MemHandle* out) {
+    uint64_t table[128];
+    bc_gf128 p = h;
+    for (int k = 0; k < 64; ++k) {
+        table[2 * k] = p.hi;
+        table[2 * k + 1] = p.lo;
+        p = bc_gf128_mul(p, p);
+    }
+    Status s = upload(table, sizeof table, out);
+    secure_wipe(table, sizeof table);
+    return s;
+}
+
+Status Backend::ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem hpow, Slot& slot,
+                              std::vector<uint64_t>* groups) {
+    const Program* p = nullptr;
+    BC_TRY(program(kFamilyAes, &p));
+    cl_kernel kern = p->kernel("bc_ghash_partial");
+    if (kern == nullptr) return Status(BC_ERR_INTERNAL, "OpenCL kernel missing: bc_ghash_partial");
+    const size_t nblocks = (len + 15) / 16;
+    const size_t items = (nblocks + ghash_per_item_ - 1) / ghash_per_item_;
+    const size_t ngroups = (items + kGhashLocal - 1) / kGhashLocal;
+    groups->assign(2 * ngroups, 0);
+    if (ngroups == 0) return Status::ok();
+    BC_TRY(ensure(nullptr, &slot.aux, &slot.aux_cap, 16 * ngroups));
+    cl_ulong clen = len;
+    cl_uint per_item = static_cast<cl_uint>(ghash_per_item_);
+    cl_mem aux = slot.aux.get();
+    cl_int err = clSetKernelArg(kern, 0, sizeof buf, &buf);
+    err |= clSetKernelArg(kern, 1, sizeof clen, &clen);
+    err |= clSetKernelArg(kern, 2, sizeof per_item, &per_item);
+    err |= clSetKernelArg(kern, 3, sizeof hpow, &hpow);
+    err |= clSetKernelArg(kern, 4, sizeof aux, &aux);
+    err |= clSetKernelArg(kern, 5, 3 * kGhashLocal * sizeof(cl_ulong), nullptr);
+    if (err != CL_SUCCESS) return cl_status(err, "clSetKernelArg");
+    BC_TRY(launch(q, kern, items, kGhashLocal, true));
+    BC_CL_TRY(clEnqueueReadBuffer(q, aux, CL_FALSE, 0, 16 * ngroups, groups->data(), 0, nullptr, nullptr),
+              "clEnqueueReadBuffer");
+    return Status::ok();
+}
+
+bc_gf128 Backend::ghash_fold_groups(bc_gf128 h, const std::vector<std::vector<uint64_t>>& groups,
+                                    const std::vector<size_t>& piece_len) const {
+    const uint64_t group_blocks = uint64_t(ghash_per_item_) * kGhashLocal;
+    const bc_gf128 h_group = gf128_pow(h, group_blocks);
+    bc_gf128 acc{0, 0};
+    for (size_t p = 0; p < groups.size(); ++p) {
+        uint64_t blocks = (piece_len[p] + 15) / 16;
+        for (size_t g = 0; 2 * g < groups[p].size(); ++g) {
+            uint64_t n = std::min<uint64_t>(group_blocks, blocks - g * group_blocks);
+            bc_gf128 part{groups[p][2 * g], groups[p][2 * g + 1]};
+            acc = bc_gf128_xor(bc_gf128_mul(acc, n == group_blocks ? h_group : gf128_pow(h, n)), part);
+        }
+    }
+    // The kernel's sums are GHASH_H; backend.h's partial has one more factor H.
+    return bc_gf128_mul(acc, h);
+}
+
+Status Backend::ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf128* out) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    MemHandle hpow;
+    BC_TRY(upload_hpow(h, &hpow));
+    // Pieces are whole blocks; each keeps its group results until the fold.
+    std::vector<std::vector<uint64_t>> groups((len + chunk_bytes(16) - 1) / chunk_bytes(16));
+    std::vector<size_t> lens(groups.size());
+    BC_TRY(pipeline(data, nullptr, len, 16, nullptr,
+                    [&](cl_command_queue q, cl_mem buf, const Piece& pc, Slot& slot) {
+                        lens[pc.index] = pc.len;
+                        return ghash_enqueue(q, buf, pc.len, hpow.get(), slot, &groups[pc.index]);
+                    }));
+    *out = ghash_fold_groups(h, groups, lens);
+    return Status::ok();
+}
+
+// ---- the Backend entry points --------------------------------------------------
+
+Status Backend::cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) {
+    if (op.memory != BC_MEMORY_HOST)
+        return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: host memory only");
+    const auto& k = static_cast<const OclKey&>(bkey);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    if (op.len == 0) return Status::ok();
+    switch (k.alg->mode) {
+        case Mode::Stream:
+            return stream_cipher(k, op, nullptr);
+        default:
+            return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: mode not available");
+    }
+}
+
+Status Backend::cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op,
+                              cl_mem buf, double* kernel_seconds) {
+    const auto& k = static_cast<const OclKey&>(bkey);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    Status s;
+    switch (k.alg->mode) {
+        case Mode::Stream:
+            s = stream_cipher(k, op, buf);
+            break;
+        default:
+            s = Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: mode not available on device buffers");
+    }
+    if (kernel_seconds) *kernel_seconds = last_kernel_s_;
+    return s;
+}
+
+Status Backend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
+    return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: AEAD not available yet");
+}
+
+Status Backend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
+    return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: MAC not available yet");
+}
+
+Status Backend::wipe(void* p, size_t n, bc_memory memory, void*) {
+    if (memory != BC_MEMORY_HOST) return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: host memory only");
+    if (p && n) secure_wipe(p, n);
+    return Status::ok();
+}
+
+}  // namespace
+}  // namespace ocl
+
+Status opencl_device_list(std::vector<std::string>* out) {
+    out->clear();
+    std::vector<ocl::DeviceInfo> devs;
+    BC_TRY(ocl::list_devices(&devs));
+    for (size_t i = 0; i < devs.size(); ++i)
+        out->push_back("opencl:" + std::to_string(i) + " " + devs[i].describe());
+    return Status::ok();
+}
+
+Status make_opencl_backend(int index, const ContextOptions& opt, std::unique_ptr<Backend>* out) {
+    std::vector<ocl::DeviceInfo> devs;
+    BC_TRY(ocl::list_devices(&devs));
+    if (devs.empty())
+        return Status(BC_ERR_NO_DEVICE, "OpenCL: the installed platforms report no device");
+    if (index < 0 || static_cast<size_t>(index) >= devs.size())
+        return Status(BC_ERR_NO_DEVICE, "OpenCL: no device opencl:" + std::to_string(index) + " (this machine has " +
+                                            std::to_string(devs.size()) + ", numbered from 0)");
+    auto be = std::make_unique<ocl::Backend>(devs[static_cast<size_t>(index)], opt);
+    BC_TRY(be->init());
+    *out = std::move(be);
+    return Status::ok();
+}
+
+}  // namespace bc

@@ -1,0 +1,49 @@
+// The OpenCL backend beyond the Backend interface: what its tests and the
+// benchmark reach (the device, its queues, work on data already in a device
+// buffer, the kernel time of the last call). make_opencl_backend (backend.h)
+// returns an object of this type.
+#pragma once
+
+#include <CL/cl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/opencl/cl_util.h"
+#include "modes/gcm/ghash.h"
+
+namespace bc {
+
+class OpenClBackend : public Backend {
+public:
+    virtual const ocl::DeviceInfo& device() const = 0;
+    virtual cl_context cl_ctx() const = 0;
+    virtual cl_command_queue cl_queue() const = 0;   // the queue of the device-buffer calls
+
+    // The build options (device capabilities as -D defines) of every program.
+    virtual std::string build_options() const = 0;
+    // How the last program build went (cache hit, seconds), per family.
+    virtual std::string build_report() const = 0;
+
+    // Raw-mode work on data already in a device buffer: op.len bytes from byte 0
+    // of buf, in place (op.in/op.out are ignored). The keystream offset must be a
+    // multiple of the cipher's block (16 for AES, 64 for the stream ciphers), and
+    // buf must hold op.len rounded up to 64 bytes. Returns the kernels' time from
+    // profiling events in *kernel_seconds.
+    virtual Status cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op,
+                                 cl_mem buf, double* kernel_seconds) = 0;
+
+    // Kernel seconds (profiling events) and bytes of the last cipher/aead_chunk/mac call.
+    virtual double last_kernel_seconds() const = 0;
+
+    // The device GHASH partial (backend.h's definition) of len bytes of host data
+    // under H: the kernel that GCM's chunks and MACs use, reachable without a key.
+    virtual Status ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf128* out) = 0;
+};
+
+// Every OpenCL device of this machine, described in one line each ("opencl:N name (...)").
+Status opencl_device_list(std::vector<std::string>* out);
+
+}  // namespace bc

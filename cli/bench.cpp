@@ -1,0 +1,208 @@
+// bulkcrypt bench: quick throughput figures through the C API, beside the host
+// memory-copy roof measured in the same run.
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "common.h"
+#include "info.h"
+#include "keys.h"
+
+namespace bcli {
+
+namespace {
+
+struct Timing {
+    std::vector<double> runs;  // seconds per call
+    double median() const {
+        std::vector<double> v = runs;
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0 : v[v.size() / 2];
+    }
+    double best() const { return runs.empty() ? 0 : *std::min_element(runs.begin(), runs.end()); }
+    double total() const {
+        double t = 0;
+        for (double r : runs) t += r;
+        return t;
+    }
+};
+
+// One warm-up call, then calls until both min_runs and min_seconds are reached.
+template <class F>
+Timing measure(F&& call, double min_seconds, unsigned min_runs) {
+    call();
+    Timing t;
+    const double start = now_seconds();
+    while (t.runs.size() < min_runs || now_seconds() - start < min_seconds) {
+        const double t0 = now_seconds();
+        call();
+        t.runs.push_back(now_seconds() - t0);
+        if (t.runs.size() >= 100000) break;
+    }
+    return t;
+}
+
+void fill_pattern(uint8_t* p, size_t n) {
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        std::memcpy(p + i, &x, 8);
+    }
+    for (; i < n; ++i) p[i] = static_cast<uint8_t>(i);
+}
+
+// Copies src to dst with `threads` threads, each its own slice.
+void parallel_copy(uint8_t* dst, const uint8_t* src, size_t n, unsigned threads) {
+    std::vector<std::thread> ts;
+    const size_t slice = (n / threads + 63) / 64 * 64;
+    for (unsigned i = 0; i < threads; ++i) {
+        const size_t off = std::min(n, size_t(i) * slice), len = std::min(slice, n - off);
+        if (len == 0) break;
+        ts.emplace_back([=] { std::memcpy(dst + off, src + off, len); });
+    }
+    for (std::thread& t : ts) t.join();
+}
+
+double gbps(uint64_t bytes, double seconds) { return seconds > 0 ? double(bytes) / seconds / 1e9 : 0; }
+
+}  // namespace
+
+int cmd_bench(const BenchOptions& opt) {
+    bc_algorithm_info info{};
+    if (bc_algorithm_query(opt.algorithm.c_str(), &info) != BC_OK)
+        fail(kExitUsage, fmt::format("unknown algorithm '{}' (see `bulkcrypt list`)", opt.algorithm));
+    if (opt.size == 0) fail(kExitUsage, "--size must be at least 1 byte");
+    if (opt.size > (uint64_t(1) << 40)) fail(kExitUsage, "--size above 1 TiB");
+    const bool aead = info.kind == BC_KIND_AEAD;
+    uint64_t size = opt.size;
+    if (info.kind == BC_KIND_BLOCK_MODE || info.kind == BC_KIND_XTS) size = std::max<uint64_t>(16, size / 16 * 16);
+    if (aead && size > info.max_message_size) size = info.max_message_size;
+    const uint64_t sector = info.kind == BC_KIND_XTS && size % 4096 == 0 ? 4096 : 0;
+
+    Context ctx;
+    open_context(ctx, opt.device, opt.options);
+    Key key;
+    {
+        SecureBytes k(info.key_size);
+        random_bytes(k.data(), k.size());
+        check(bc_key_create(ctx.ctx, opt.algorithm.c_str(), k.data(), k.size(), &key.key),
+              fmt::format("cannot create a {} key", opt.algorithm));
+    }
+    std::vector<uint8_t> iv(info.iv_size);
+    random_bytes(iv.data(), iv.size());
+    if (info.kind == BC_KIND_STREAM && info.block_size == 16 && iv.size() == 16) std::memset(iv.data() + 8, 0, 8);
+
+    const size_t n = static_cast<size_t>(size);
+    const size_t tag = aead ? info.tag_size : 0;
+    RawBuffer in(n + tag), out(n + tag + 16), ct(aead && opt.decrypt ? n + tag : 0);
+    fill_pattern(in.data(), n);
+    std::memset(out.data(), 0, out.size());
+    bc_params params{};
+    params.data_unit_size = sector;
+
+    // The sealed message the decrypt benchmark opens.
+    if (aead && opt.decrypt) {
+        size_t len = 0;
+        check(bc_aead_seal(key.key, iv.data(), iv.size(), nullptr, 0, in.data(), n, ct.data(), ct.size(), &len,
+                           tag, nullptr), "sealing the benchmark message");
+    }
+    auto one_shot = [&] {
+        size_t len = 0;
+        bc_status st;
+        if (aead && !opt.decrypt)
+            st = bc_aead_seal(key.key, iv.data(), iv.size(), nullptr, 0, in.data(), n, out.data(), out.size(),
+                              &len, tag, nullptr);
+        else if (aead)
+            st = bc_aead_open(key.key, iv.data(), iv.size(), nullptr, 0, ct.data(), n + tag, out.data(),
+                              out.size(), &len, tag, nullptr);
+        else
+            st = (opt.decrypt ? bc_decrypt : bc_encrypt)(key.key, iv.data(), iv.size(), in.data(), n,
+                                                         out.data(), out.size(), &len, &params);
+        check(st, fmt::format("{} {}", opt.decrypt ? "decrypting" : "encrypting", opt.algorithm));
+    };
+    const Timing t_one = measure(one_shot, opt.seconds, opt.min_runs);
+
+    // The container's path: independent segments sealed by a pool of threads.
+    Timing t_seg;
+    unsigned workers = 0;
+    uint64_t seg = opt.segment_size;
+    if (seg > 0 && aead && !opt.decrypt) {
+        seg = std::min<uint64_t>(seg, n);
+        workers = opt.jobs != 0 ? opt.jobs : std::clamp(std::thread::hardware_concurrency(), 2u, 64u);
+        const uint64_t nseg = (n + seg - 1) / seg;
+        RawBuffer segout(static_cast<size_t>(nseg * (seg + tag)));
+        auto segmented = [&] {
+            std::atomic<uint64_t> next{0};
+            std::atomic<int> failed{0};
+            std::vector<std::thread> ts;
+            for (unsigned w = 0; w < workers; ++w)
+                ts.emplace_back([&] {
+                    uint8_t nonce[12] = {};
+                    for (uint64_t k; (k = next.fetch_add(1)) < nseg;) {
+                        const size_t off = static_cast<size_t>(k * seg);
+                        const size_t len = static_cast<size_t>(std::min<uint64_t>(seg, n - off));
+                        std::memcpy(nonce, &k, sizeof k);
+                        size_t olen = 0;
+                        if (bc_aead_seal(key.key, nonce, sizeof nonce, nullptr, 0, in.data() + off, len,
+                                         segout.data() + k * (seg + tag), len + tag, &olen, tag, nullptr) != BC_OK)
+                            failed = 1;
+                    }
+                });
+            for (std::thread& t : ts) t.join();
+            if (failed) fail(kExitDevice, "a segment failed to seal");
+        };
+        t_seg = measure(segmented, opt.seconds, opt.min_runs);
+    }
+
+    const unsigned copy_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 64u);
+    const Timing t_copy = measure([&] { parallel_copy(out.data(), in.data(), n, copy_threads); }, 0.3, 3);
+
+    const char* dir = opt.decrypt ? "decrypt" : "encrypt";
+    if (opt.json) {
+        nlohmann::json j;
+        j["algorithm"] = opt.algorithm;
+        j["direction"] = dir;
+        j["device"] = bc_context_device_name(ctx.ctx);
+        j["backend"] = bc_context_backend(ctx.ctx);
+        j["options"] = opt.options;
+        j["bytes_per_call"] = size;
+        if (sector) j["xts_data_unit"] = sector;
+        j["one_shot"] = {{"gb_per_s", gbps(size, t_one.median())},
+                         {"gb_per_s_best", gbps(size, t_one.best())},
+                         {"runs", t_one.runs.size()},
+                         {"seconds", t_one.total()}};
+        if (!t_seg.runs.empty())
+            j["segmented"] = {{"gb_per_s", gbps(size, t_seg.median())},
+                              {"gb_per_s_best", gbps(size, t_seg.best())},
+                              {"segment_size", seg},
+                              {"workers", workers},
+                              {"runs", t_seg.runs.size()}};
+        j["roof_host_memcpy"] = {{"gb_per_s", gbps(size, t_copy.median())}, {"threads", copy_threads}};
+        j["library_version"] = bc_version();
+        std::puts(j.dump().c_str());
+        return kExitOk;
+    }
+    fmt::print("bulkcrypt bench: {} {} on {} ({}), {} per call\n", opt.algorithm, dir,
+               bc_context_device_name(ctx.ctx), bc_context_backend(ctx.ctx), human_bytes(double(size)));
+    if (sector) fmt::print("  (XTS with {}-byte data units)\n", sector);
+    fmt::print("  one-shot call      {:9.2f} GB/s  (best {:.2f}, {} runs in {:.2f} s)\n",
+               gbps(size, t_one.median()), gbps(size, t_one.best()), t_one.runs.size(), t_one.total());
+    if (!t_seg.runs.empty())
+        fmt::print("  segmented          {:9.2f} GB/s  ({} segments, {} workers: the container's path)\n",
+                   gbps(size, t_seg.median()), human_bytes(double(seg)), workers);
+    fmt::print("  roof: host memcpy  {:9.2f} GB/s  ({} threads, same buffers)\n", gbps(size, t_copy.median()),
+               copy_threads);
+    fmt::print("  GB/s = 10^9 plaintext bytes per second, host memory in and out (median of the runs).\n");
+    return kExitOk;
+}
+
+}  // namespace bcli

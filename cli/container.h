@@ -1,0 +1,41 @@
+// The bulkcrypt file format (docs/format.md): an authenticated header, then
+// segments sealed with an AEAD under a STREAM-style nonce.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "keys.h"
+
+namespace bcli {
+
+struct ContainerOptions {
+    std::string algorithm = "aes-256-gcm";
+    std::string device = "auto";
+    std::string options;             // bc_context_create options
+    std::string key_file;            // -k
+    std::string passphrase_file;     // --passphrase-file
+    KdfId kdf = KdfId::Scrypt;       // for passphrases when encrypting
+    std::string kdf_params;          // overrides, "logN=17,r=8,p=1" / "t=3,m=65536,p=4"
+    uint64_t segment_size = uint64_t(4) << 20;
+    unsigned jobs = 0;               // worker threads, 0 = default
+    uint64_t max_memory = uint64_t(1) << 30;  // segment buffers in flight
+    bool force = false;
+    bool sync = false;
+    bool json = false;
+    bool progress = true;            // when stderr is a terminal
+};
+
+// Limits of the format (docs/format.md).
+constexpr uint64_t kMinSegmentSize = 16;
+constexpr uint64_t kMaxSegmentSize = uint64_t(64) << 20;
+
+void encrypt_container(const ContainerOptions& opt, const std::string& in_path,
+                       const std::string& out_path);
+void decrypt_container(const ContainerOptions& opt, const std::string& in_path,
+                       const std::string& out_path);
+
+// The container's algorithms, for `bulkcrypt list`: its id or 0.
+uint8_t container_algorithm_id(const std::string& name);
+
+}  // namespace bcli

@@ -1,0 +1,304 @@
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include <fmt/format.h>
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include "common.h"
+
+namespace bcli {
+
+namespace {
+
+// The temporary output file the signal handler removes. One at a time: the
+// command writes one output per run.
+char g_temp_path[4096];
+volatile sig_atomic_t g_temp_set = 0;
+
+void on_fatal_signal(int sig) {
+    if (g_temp_set) unlink(g_temp_path);
+    _exit(128 + sig);
+}
+
+void register_temp(const std::string& path) {
+    if (path.size() >= sizeof(g_temp_path)) return;
+    g_temp_set = 0;
+    std::memcpy(g_temp_path, path.c_str(), path.size() + 1);
+    g_temp_set = 1;
+}
+
+void unregister_temp() { g_temp_set = 0; }
+
+std::string errno_text(int err) { return std::strerror(err); }
+
+std::string dir_of(const std::string& path) {
+    size_t slash = path.find_last_of('/');
+    if (slash == std::string::npos) return ".";
+    if (slash == 0) return "/";
+    return path.substr(0, slash);
+}
+
+std::string base_of(const std::string& path) {
+    size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+void install_signal_cleanup() {
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+    // A closed pipe becomes EPIPE on write: an I/O error with a message, not
+    // a silent death.
+    signal(SIGPIPE, SIG_IGN);
+}
+
+// ---- Input ----------------------------------------------------------------------
+
+Input::~Input() {
+    if (owned_ && fd_ >= 0) close(fd_);
+}
+
+void Input::open(const std::string& path) {
+    name_ = path == "-" ? "<stdin>" : path;
+    if (path == "-") {
+        fd_ = 0;
+        owned_ = false;
+        return;
+    }
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) fail(kExitIo, fmt::format("cannot open '{}': {}", path, errno_text(errno)));
+    owned_ = true;
+    struct stat st;
+    if (fstat(fd_, &st) != 0) fail(kExitIo, fmt::format("cannot stat '{}': {}", path, errno_text(errno)));
+    if (S_ISDIR(st.st_mode)) fail(kExitIo, fmt::format("'{}' is a directory", path));
+    if (S_ISREG(st.st_mode)) {
+        random_access_ = true;
+        size_ = static_cast<uint64_t>(st.st_size);
+        posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+    }
+}
+
+size_t Input::read_full(uint8_t* buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = ::read(fd_, buf + got, n - got);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            fail(kExitIo, fmt::format("read error on {}: {}", name_, errno_text(errno)));
+        }
+        if (r == 0) break;
+        got += static_cast<size_t>(r);
+    }
+    return got;
+}
+
+void Input::pread_exact(uint8_t* buf, size_t n, uint64_t offset) const {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = ::pread(fd_, buf + got, n - got, static_cast<off_t>(offset + got));
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            fail(kExitIo, fmt::format("read error on {}: {}", name_, errno_text(errno)));
+        }
+        if (r == 0)
+            fail(kExitIo, fmt::format("{} shrank while being read (expected {} bytes at offset {})",
+                                      name_, n, offset));
+        got += static_cast<size_t>(r);
+    }
+}
+
+// ---- Output ---------------------------------------------------------------------
+
+Output::~Output() { abort(); }
+
+void Output::open(const std::string& path, bool force) {
+    force_ = force;
+    if (path == "-") {
+        name_ = "<stdout>";
+        fd_ = 1;
+        owned_ = false;
+        return;
+    }
+    name_ = path;
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode)) fail(kExitIo, fmt::format("'{}' is a directory", path));
+        if (!force)
+            fail(kExitIo, fmt::format("'{}' exists (use --force to replace it)", path));
+        if (!S_ISREG(st.st_mode))
+            fail(kExitIo, fmt::format("'{}' exists and is not a regular file", path));
+    }
+    const std::string dir = dir_of(path), base = base_of(path);
+    for (int attempt = 0; attempt < 16; ++attempt) {
+        uint8_t rnd[6];
+        if (RAND_bytes(rnd, sizeof rnd) != 1) fail(kExitOther, "the random generator failed");
+        std::string temp = fmt::format("{}/.{}.{}.bctmp", dir, base, to_hex(rnd, sizeof rnd));
+        // Registered before it exists, so a signal between open and register
+        // cannot leave it behind; unlinking a name we do not own is impossible
+        // because the name is random and O_EXCL.
+        int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd < 0) {
+            if (errno == EEXIST) continue;
+            fail(kExitIo, fmt::format("cannot create a temporary file in '{}': {}", dir,
+                                      errno_text(errno)));
+        }
+        register_temp(temp);
+        fd_ = fd;
+        owned_ = true;
+        temp_ = temp;
+        random_access_ = true;
+        return;
+    }
+    fail(kExitIo, fmt::format("cannot create a temporary file in '{}'", dir));
+}
+
+void Output::write_all(const uint8_t* buf, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = ::write(fd_, buf + done, n - done);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            fail(kExitIo, fmt::format("write error on {}: {}", name_, errno_text(errno)));
+        }
+        done += static_cast<size_t>(w);
+    }
+}
+
+void Output::pwrite_all(const uint8_t* buf, size_t n, uint64_t offset) const {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = ::pwrite(fd_, buf + done, n - done, static_cast<off_t>(offset + done));
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            fail(kExitIo, fmt::format("write error on {}: {}", name_, errno_text(errno)));
+        }
+        done += static_cast<size_t>(w);
+    }
+}
+
+void Output::truncate(uint64_t size) const {
+    if (ftruncate(fd_, static_cast<off_t>(size)) != 0)
+        fail(kExitIo, fmt::format("cannot set the length of {}: {}", name_, errno_text(errno)));
+}
+
+void Output::commit(bool sync) {
+    if (!owned_) {
+        // stdout: nothing to rename; flush is implicit (raw write(2)).
+        if (sync) fsync(fd_);
+        committed_ = true;
+        return;
+    }
+    if (sync && fsync(fd_) != 0)
+        fail(kExitIo, fmt::format("fsync of {} failed: {}", name_, errno_text(errno)));
+    if (close(fd_) != 0) {
+        fd_ = -1;
+        fail(kExitIo, fmt::format("closing {} failed: {}", name_, errno_text(errno)));
+    }
+    fd_ = -1;
+    int rc;
+    if (force_) {
+        rc = rename(temp_.c_str(), name_.c_str());
+    } else {
+        rc = renameat2(AT_FDCWD, temp_.c_str(), AT_FDCWD, name_.c_str(), RENAME_NOREPLACE);
+        if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
+            // The file system has no RENAME_NOREPLACE: link(2) refuses to replace too.
+            rc = link(temp_.c_str(), name_.c_str());
+            if (rc == 0) unlink(temp_.c_str());
+        }
+    }
+    if (rc != 0) {
+        int err = errno;
+        if (err == EEXIST)
+            fail(kExitIo, fmt::format("'{}' appeared while writing (use --force to replace it)", name_));
+        fail(kExitIo, fmt::format("cannot rename the temporary file to '{}': {}", name_, errno_text(err)));
+    }
+    unregister_temp();
+    committed_ = true;
+    if (sync) {
+        int dfd = ::open(dir_of(name_).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0) {
+            fsync(dfd);
+            close(dfd);
+        }
+    }
+}
+
+void Output::abort() {
+    if (owned_ && !committed_) {
+        if (fd_ >= 0) close(fd_);
+        fd_ = -1;
+        if (!temp_.empty()) unlink(temp_.c_str());
+        unregister_temp();
+        temp_.clear();
+        owned_ = false;
+    }
+}
+
+// ---- small files ------------------------------------------------------------------
+
+void write_new_private_file(const std::string& path, const uint8_t* data, size_t n) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        if (errno == EEXIST) fail(kExitIo, fmt::format("'{}' exists; refusing to overwrite it", path));
+        fail(kExitIo, fmt::format("cannot create '{}': {}", path, errno_text(errno)));
+    }
+    // The umask may only remove bits; make sure of 0600 exactly.
+    fchmod(fd, 0600);
+    size_t done = 0;
+    while (done < n) {
+        ssize_t w = ::write(fd, data + done, n - done);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            int err = errno;
+            close(fd);
+            unlink(path.c_str());
+            fail(kExitIo, fmt::format("write error on '{}': {}", path, errno_text(err)));
+        }
+        done += static_cast<size_t>(w);
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int err = errno;
+        unlink(path.c_str());
+        fail(kExitIo, fmt::format("cannot write '{}': {}", path, errno_text(err)));
+    }
+}
+
+std::string read_small_file(const std::string& path, size_t max_bytes, const char* what) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) fail(kExitIo, fmt::format("cannot open {} '{}': {}", what, path, errno_text(errno)));
+    std::string out;
+    char buf[4096];
+    for (;;) {
+        ssize_t r = ::read(fd, buf, sizeof buf);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            int err = errno;
+            close(fd);
+            fail(kExitIo, fmt::format("read error on {} '{}': {}", what, path, errno_text(err)));
+        }
+        if (r == 0) break;
+        out.append(buf, static_cast<size_t>(r));
+        if (out.size() > max_bytes) {
+            close(fd);
+            OPENSSL_cleanse(out.data(), out.size());
+            fail(kExitUsage, fmt::format("{} '{}' is larger than {} bytes", what, path, max_bytes));
+        }
+    }
+    close(fd);
+    return out;
+}
+
+}  // namespace bcli

@@ -1,0 +1,88 @@
+// Input and output files of the command.
+//
+// Input: a path or "-" (stdin). A regular file also allows positioned reads
+// (pread) from several threads at once.
+// Output: a path or "-" (stdout). A path is written as a temporary file beside
+// it (same directory, O_EXCL, mode 0600) and renamed over the path only by
+// commit(); anything else (an error, an exception, a signal) deletes it, so a
+// failed run never leaves a partial or unauthenticated file at the path.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace bcli {
+
+class Input {
+public:
+    Input() = default;
+    Input(const Input&) = delete;
+    Input& operator=(const Input&) = delete;
+    ~Input();
+
+    void open(const std::string& path);
+    const std::string& name() const { return name_; }
+    // A regular file opened by path: size() is known and pread_full works.
+    bool random_access() const { return random_access_; }
+    uint64_t size() const { return size_; }
+    // Reads until n bytes or end of input; returns the count (short only at the end).
+    size_t read_full(uint8_t* buf, size_t n);
+    // Positioned read of exactly n bytes, or an I/O failure (the file shrank).
+    void pread_exact(uint8_t* buf, size_t n, uint64_t offset) const;
+    int fd() const { return fd_; }
+
+private:
+    int fd_ = -1;
+    bool owned_ = false;
+    bool random_access_ = false;
+    uint64_t size_ = 0;
+    std::string name_;
+};
+
+class Output {
+public:
+    Output() = default;
+    Output(const Output&) = delete;
+    Output& operator=(const Output&) = delete;
+    ~Output();  // removes the temporary file unless committed
+
+    // force: replace an existing file at path. Fails (I/O) when path exists
+    // without force, or names a directory.
+    void open(const std::string& path, bool force);
+    const std::string& name() const { return name_; }
+    bool is_stdout() const { return fd_ == 1 && !owned_; }
+    // A temporary regular file: positioned writes from several threads work.
+    bool random_access() const { return random_access_; }
+    void write_all(const uint8_t* buf, size_t n);
+    void pwrite_all(const uint8_t* buf, size_t n, uint64_t offset) const;
+    // Sets the final length (positioned writers may leave it short of that
+    // only if they failed; this makes a mismatch impossible to miss).
+    void truncate(uint64_t size) const;
+    // fsync (when asked) and rename the temporary file to the path.
+    void commit(bool sync);
+    // Removes the temporary file now (idempotent).
+    void abort();
+
+private:
+    int fd_ = -1;
+    bool owned_ = false;
+    bool random_access_ = false;
+    bool force_ = false;
+    bool committed_ = false;
+    std::string name_;
+    std::string temp_;
+};
+
+// Installs SIGINT/SIGTERM/SIGHUP/SIGPIPE handlers that delete the current
+// temporary output file and exit with status 128+signal.
+void install_signal_cleanup();
+
+// Creates a new file with mode 0600; refuses to replace an existing one.
+// Writes all bytes and closes it; on failure removes what it created.
+void write_new_private_file(const std::string& path, const uint8_t* data, size_t n);
+
+// Reads a whole (small) file; I/O failure when it is larger than max_bytes.
+std::string read_small_file(const std::string& path, size_t max_bytes, const char* what);
+
+}  // namespace bcli

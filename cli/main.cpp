@@ -1,0 +1,180 @@
+// bulkcrypt: the command line. See docs/cli.md (usage, exit codes) and
+// docs/format.md (the file format).
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "common.h"
+#include "container.h"
+#include "info.h"
+#include "io.h"
+#include "keys.h"
+#include "raw.h"
+
+using namespace bcli;
+
+namespace {
+
+struct CryptArgs {
+    ContainerOptions c;
+    RawOptions r;
+    bool raw = false;
+    std::string kdf = "scrypt";
+    std::string segment_size = "4M";
+    std::string max_memory = "1G";
+    std::string sector_size;
+    std::string chunk;
+    bool quiet = false;
+    std::string in = "-", out = "-";
+};
+
+void add_crypt_options(CLI::App* cmd, CryptArgs& a, bool encrypting) {
+    cmd->add_option("IN", a.in, "input file, - for stdin")->required(false);
+    cmd->add_option("OUT", a.out, "output file, - for stdout")->required(false);
+    cmd->add_option("-k,--key-file", a.c.key_file,
+                    "key file: 32 raw bytes or 64 hex digits (raw mode: the algorithm's key size)");
+    cmd->add_option("--passphrase-file", a.c.passphrase_file,
+                    "read the passphrase from the first line of this file (default: ask on the terminal)");
+    cmd->add_option("-a,--algorithm", a.c.algorithm,
+                    "aes-256-gcm (default), chacha20-poly1305, aes-128-gcm, xchacha20-poly1305; "
+                    "any algorithm of `bulkcrypt list` with --raw");
+    cmd->add_option("--device", a.c.device, "auto (default), cpu, cuda:N, opencl:N");
+    cmd->add_option("--options", a.c.options, "library options, e.g. threads=8,aes=bitsliced");
+    cmd->add_option("-j,--jobs", a.c.jobs, "worker threads calling the library (default: hardware threads)");
+    cmd->add_option("--max-memory", a.max_memory,
+                    "bound on the segment buffers in flight (default 1G; at least 2 segments)");
+    cmd->add_flag("-f,--force", a.c.force, "replace OUT if it exists");
+    cmd->add_flag("--sync", a.c.sync, "fsync OUT (and its directory) before reporting success");
+    cmd->add_flag("--json", a.c.json, "print a JSON summary (stdout, or stderr when OUT is -)");
+    cmd->add_flag("-q,--quiet", a.quiet, "no progress bar");
+    if (encrypting) {
+        cmd->add_option("--kdf", a.kdf, "passphrase KDF: scrypt (default) or argon2id");
+        cmd->add_option("--kdf-params", a.c.kdf_params,
+                        "scrypt: logN=17,r=8,p=1 (default); argon2id: t=3,m=65536,p=4 (default, m in KiB)");
+        cmd->add_option("--segment-size", a.segment_size, "plaintext bytes per segment (default 4M)");
+    }
+    cmd->add_flag("--raw", a.raw, "raw mode: no container, the algorithm applied to the input as is");
+    cmd->add_option("--key-hex", a.r.key_hex, "raw mode: the key in hex");
+    cmd->add_option("--iv-hex", a.r.iv_hex, "raw mode: the IV / nonce / counter block / tweak in hex");
+    cmd->add_option("--aad-hex", a.r.aad_hex, "raw mode, AEAD: additional authenticated data in hex");
+    cmd->add_option("--tag-size", a.r.tag_size, "raw mode, AEAD: tag bytes (default the algorithm's)");
+    cmd->add_option("--sector-size", a.sector_size, "raw mode, XTS: bytes per data unit (default: the whole input)");
+    cmd->add_option("--pad", a.r.pad, "raw mode, ECB/CBC: pkcs7 or none (default none)");
+    cmd->add_option("--chunk", a.chunk, "raw mode: bytes per library call for streamable modes (default 16M)");
+}
+
+void run_crypt(CryptArgs& a, bool decrypt) {
+    if (a.raw) {
+        if (!a.c.passphrase_file.empty()) fail(kExitUsage, "--raw takes --key-hex or --key-file, not a passphrase");
+        RawOptions& r = a.r;
+        r.algorithm = a.c.algorithm;
+        r.device = a.c.device;
+        r.options = a.c.options;
+        r.key_file = a.c.key_file;
+        r.force = a.c.force;
+        r.json = a.c.json;
+        if (!a.sector_size.empty()) r.sector_size = parse_size(a.sector_size, "--sector-size");
+        if (!a.chunk.empty()) r.chunk = parse_size(a.chunk, "--chunk");
+        run_raw(r, decrypt, a.in, a.out);
+        return;
+    }
+    if (!a.r.key_hex.empty() || !a.r.iv_hex.empty() || !a.r.aad_hex.empty() || !a.sector_size.empty() ||
+        !a.r.pad.empty() || a.r.tag_size != 0 || !a.chunk.empty())
+        fail(kExitUsage, "--key-hex, --iv-hex, --aad-hex, --tag-size, --sector-size, --pad and --chunk "
+                         "need --raw");
+    ContainerOptions& c = a.c;
+    c.progress = !a.quiet;
+    c.max_memory = parse_size(a.max_memory, "--max-memory");
+    if (!decrypt) {
+        c.segment_size = parse_size(a.segment_size, "--segment-size");
+        if (a.kdf == "scrypt") c.kdf = KdfId::Scrypt;
+        else if (a.kdf == "argon2id") c.kdf = KdfId::Argon2id;
+        else fail(kExitUsage, fmt::format("--kdf: '{}' (use scrypt or argon2id)", a.kdf));
+        if (!c.kdf_params.empty() && !c.key_file.empty())
+            fail(kExitUsage, "--kdf-params is for passphrases, not key files");
+    }
+    if (decrypt) decrypt_container(c, a.in, a.out);
+    else encrypt_container(c, a.in, a.out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    install_signal_cleanup();
+    CLI::App app{"bulkcrypt: bulk symmetric encryption on GPUs, OpenCL devices and CPUs.\n"
+                 "Exit codes: 0 success, 1 usage, 2 I/O, 3 authentication failure, 4 device, 5 other."};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string("bulkcrypt ") + bc_version());
+
+    CryptArgs enc_args, dec_args;
+    CLI::App* enc = app.add_subcommand("encrypt", "encrypt IN to OUT (a bulkcrypt file, or --raw)");
+    add_crypt_options(enc, enc_args, true);
+    CLI::App* dec = app.add_subcommand("decrypt", "decrypt IN to OUT (a bulkcrypt file, or --raw)");
+    add_crypt_options(dec, dec_args, false);
+
+    std::string keygen_out;
+    std::string keygen_size = "32";
+    bool keygen_hex = false;
+    CLI::App* keygen = app.add_subcommand("keygen", "write a new random key file (mode 0600; never overwrites)");
+    keygen->add_option("OUT", keygen_out, "the key file to create")->required();
+    keygen->add_option("--size", keygen_size, "key bytes (default 32: what encrypt -k reads)");
+    keygen->add_flag("--hex", keygen_hex, "write hex digits and a newline instead of raw bytes");
+
+    bool devices_json = false;
+    CLI::App* devices = app.add_subcommand("devices", "the devices --device accepts, with CPU features");
+    devices->add_flag("--json", devices_json, "JSON output");
+
+    bool list_json = false;
+    CLI::App* list = app.add_subcommand("list", "the algorithms, their sizes and the backends that run them");
+    list->add_flag("--json", list_json, "JSON output");
+
+    BenchOptions bench_opt;
+    std::string bench_size = "64M", bench_segment;
+    CLI::App* bench = app.add_subcommand("bench", "quick throughput measurement through the C API");
+    bench->add_option("-a,--algorithm", bench_opt.algorithm, "algorithm (default aes-256-gcm)");
+    bench->add_option("--device", bench_opt.device, "auto (default), cpu, cuda:N, opencl:N");
+    bench->add_option("--options", bench_opt.options, "library options");
+    bench->add_option("--size", bench_size, "bytes per call (default 64M)");
+    bench->add_option("--seconds", bench_opt.seconds, "measure at least this long (default 1)");
+    bench->add_option("--runs", bench_opt.min_runs, "at least this many timed calls (default 3)");
+    bench->add_flag("--decrypt", bench_opt.decrypt, "measure decryption");
+    bench->add_option("--segment-size", bench_segment,
+                      "AEAD encrypt: also measure the container's path, --size cut into segments of this size");
+    bench->add_option("-j,--jobs", bench_opt.jobs, "worker threads for the segmented path");
+    bench->add_flag("--json", bench_opt.json, "one JSON object on stdout");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        int rc = app.exit(e);
+        return rc == 0 ? kExitOk : kExitUsage;
+    }
+
+    try {
+        if (enc->parsed()) run_crypt(enc_args, false);
+        else if (dec->parsed()) run_crypt(dec_args, true);
+        else if (keygen->parsed())
+            write_key_file(keygen_out, static_cast<size_t>(parse_size(keygen_size, "--size")), keygen_hex);
+        else if (devices->parsed()) return cmd_devices(devices_json);
+        else if (list->parsed()) return cmd_list(list_json);
+        else if (bench->parsed()) {
+            bench_opt.size = parse_size(bench_size, "--size");
+            if (!bench_segment.empty()) bench_opt.segment_size = parse_size(bench_segment, "--segment-size");
+            return cmd_bench(bench_opt);
+        }
+        return kExitOk;
+    } catch (const Failure& f) {
+        std::fflush(stdout);
+        std::fprintf(stderr, "bulkcrypt: %s\n", f.what());
+        return f.code();
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "bulkcrypt: out of host memory\n");
+        return kExitOther;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bulkcrypt: internal error: %s\n", e.what());
+        return kExitOther;
+    }
+}

@@ -116,6 +116,17 @@ public:
     virtual Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) = 0;
     virtual Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) = 0;
 
+    // Optional fast path for a whole AEAD message in one call (small messages,
+    // where per-piece set-up would dominate). Encrypt: writes the full 16-byte tag
+    // to tag. Decrypt: checks the first tag_len bytes of tag and returns
+    // BC_ERR_AUTH_FAILED on a mismatch (the caller wipes the output).
+    // BC_ERR_NOT_SUPPORTED means "use aead_chunk and mac instead".
+    virtual Status aead_oneshot(const KeyMaterial& key, const BackendKey& bkey, Dir dir, const uint8_t* nonce,
+                                size_t nonce_len, const uint8_t* aad, size_t aad_len, const uint8_t* in,
+                                uint8_t* out, size_t len, uint8_t* tag, size_t tag_len, bc_memory memory) {
+        return Status(BC_ERR_NOT_SUPPORTED);
+    }
+
     // Zeroes n bytes of memory of the given kind (used to wipe outputs on failure).
     virtual Status wipe(void* p, size_t n, bc_memory memory, void* stream) = 0;
 };

@@ -147,7 +147,10 @@ Status seal(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* 
         BC_TRY(check_aliasing(in, in_len, tag, tag_len));
     }
     uint8_t full[16];
-    Status s = aead_process(key, Dir::Encrypt, nonce, nonce_len, aad, aad_len, in, in_len, out, p, full);
+    Status s = key->ctx->backend->aead_oneshot(key->material, *key->backend_key, Dir::Encrypt, nonce, nonce_len, aad,
+                                               aad_len, in, out, in_len, full, 16, p.memory);
+    if (s.code == BC_ERR_NOT_SUPPORTED)
+        s = aead_process(key, Dir::Encrypt, nonce, nonce_len, aad, aad_len, in, in_len, out, p, full);
     if (s) std::memcpy(tag, full, tag_len);
     else wipe_output(key, out, in_len, p);
     secure_wipe(full, sizeof full);
@@ -160,8 +163,12 @@ Status open(bc_key* key, const uint8_t* nonce, size_t nonce_len, const uint8_t* 
     if (p.memory == BC_MEMORY_HOST) BC_TRY(check_aliasing(in, in_len, out, in_len));
     uint8_t expected[16], full[16];
     std::memcpy(expected, tag, tag_len);  // the tag may sit right after in, inside out's reach
-    Status s = aead_process(key, Dir::Decrypt, nonce, nonce_len, aad, aad_len, in, in_len, out, p, full);
-    if (s && !ct_equal(full, expected, tag_len)) s = Status(BC_ERR_AUTH_FAILED, "the tag does not match: message rejected");
+    Status s = key->ctx->backend->aead_oneshot(key->material, *key->backend_key, Dir::Decrypt, nonce, nonce_len, aad,
+                                               aad_len, in, out, in_len, expected, tag_len, p.memory);
+    if (s.code == BC_ERR_NOT_SUPPORTED) {
+        s = aead_process(key, Dir::Decrypt, nonce, nonce_len, aad, aad_len, in, in_len, out, p, full);
+        if (s && !ct_equal(full, expected, tag_len)) s = Status(BC_ERR_AUTH_FAILED, "the tag does not match: message rejected");
+    }
     if (!s) wipe_output(key, out, in_len, p);  // never release unauthenticated plaintext
     secure_wipe(full, sizeof full);
     return s;

@@ -25,17 +25,40 @@ std::string openssl_error(const char* what) {
     return std::string(what) + (e ? std::string(": ") + buf : std::string());
 }
 
-// One EVP context per task, freed (and wiped by OpenSSL) on scope exit.
+// EVP contexts are recycled per thread: creating one per call costs more than a
+// small message's encryption. Released contexts are reset, which wipes their keys.
 class EvpCtx {
 public:
-    EvpCtx() : c_(EVP_CIPHER_CTX_new()) {}
-    ~EvpCtx() { EVP_CIPHER_CTX_free(c_); }
+    EvpCtx() {
+        auto& free_list = pool();
+        if (free_list.empty()) {
+            c_ = EVP_CIPHER_CTX_new();
+        } else {
+            c_ = free_list.back();
+            free_list.pop_back();
+        }
+    }
+    ~EvpCtx() {
+        if (!c_) return;
+        EVP_CIPHER_CTX_reset(c_);
+        auto& free_list = pool();
+        if (free_list.size() < 4) free_list.push_back(c_);
+        else EVP_CIPHER_CTX_free(c_);
+    }
     EvpCtx(const EvpCtx&) = delete;
     EvpCtx& operator=(const EvpCtx&) = delete;
     EVP_CIPHER_CTX* get() const { return c_; }
     explicit operator bool() const { return c_ != nullptr; }
 
 private:
+    struct FreeList {
+        std::vector<EVP_CIPHER_CTX*> v;
+        ~FreeList() { for (auto* c : v) EVP_CIPHER_CTX_free(c); }
+    };
+    static std::vector<EVP_CIPHER_CTX*>& pool() {
+        thread_local FreeList list;
+        return list.v;
+    }
     EVP_CIPHER_CTX* c_;
 };
 
@@ -148,6 +171,7 @@ Status evp_gcm_ctr(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
 EvpCiphers::~EvpCiphers() {
     for (auto* arr : {ecb, cbc, ctr, gcm, xts})
         for (int i = 0; i < 3; ++i) EVP_CIPHER_free(arr[i]);
+    EVP_CIPHER_free(chacha20_poly1305);
 }
 
 Status EvpCiphers::load() {
@@ -162,6 +186,7 @@ Status EvpCiphers::load() {
         if (!ecb[i] || !cbc[i] || !ctr[i] || !gcm[i] || (i != 1 && !xts[i]))
             return Status(BC_ERR_INTERNAL, openssl_error("libcrypto lacks an AES cipher"));
     }
+    chacha20_poly1305 = EVP_CIPHER_fetch(nullptr, "ChaCha20-Poly1305", nullptr);  // optional
     return Status::ok();
 }
 
@@ -377,6 +402,34 @@ Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
     }
     std::memset(op.partial, 0, sizeof op.partial);
     bc_gf128_store(op.partial, acc);
+    return Status::ok();
+}
+
+Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Dir dir, const uint8_t* nonce,
+                            size_t nonce_len, const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out,
+                            size_t len, uint8_t* tag, size_t tag_len) {
+    EvpCtx c;
+    const int enc = dir == Dir::Encrypt;
+    int outl = 0;
+    uint8_t full[16];
+    bool ok = c && EVP_CipherInit_ex2(c.get(), cipher, nullptr, nullptr, enc, nullptr) == 1 &&
+              EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce_len), nullptr) == 1 &&
+              EVP_CipherInit_ex2(c.get(), nullptr, key.raw.data(), nonce, enc, nullptr) == 1 &&
+              (aad_len == 0 || evp_update(c.get(), nullptr, aad, aad_len)) && evp_update(c.get(), out, in, len);
+    if (!ok) return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
+    if (enc) {
+        if (EVP_CipherFinal_ex(c.get(), full, &outl) != 1 ||
+            EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1)
+            return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
+        return Status::ok();
+    }
+    std::memcpy(full, tag, tag_len);
+    if (EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_len), full) != 1)
+        return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
+    if (EVP_CipherFinal_ex(c.get(), full, &outl) != 1) {
+        ERR_clear_error();
+        return Status(BC_ERR_AUTH_FAILED, "the tag does not match: message rejected");
+    }
     return Status::ok();
 }
 

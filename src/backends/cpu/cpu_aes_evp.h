@@ -30,6 +30,7 @@ struct EvpCiphers {
     EVP_CIPHER* ctr[3] = {};
     EVP_CIPHER* gcm[3] = {};
     EVP_CIPHER* xts[3] = {};   // 128 and 256 only
+    EVP_CIPHER* chacha20_poly1305 = nullptr;
     ~EvpCiphers();
     Status load();
 };
@@ -45,5 +46,11 @@ Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAes
 // The GHASH partial of the AAD.
 Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k, MacOp& op,
                    bool portable, ThreadPool& pool, size_t chunk);
+
+// A whole AEAD message through libcrypto (AES-GCM, ChaCha20-Poly1305): the
+// small-message path. Decrypt checks tag[0..tag_len) itself.
+Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Dir dir, const uint8_t* nonce,
+                            size_t nonce_len, const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out,
+                            size_t len, uint8_t* tag, size_t tag_len);
 
 }  // namespace bc

@@ -92,6 +92,24 @@ public:
         return Status(BC_ERR_NOT_SUPPORTED, std::string(key.alg->name) + " is not available on the CPU backend");
     }
 
+    Status aead_oneshot(const KeyMaterial& key, const BackendKey&, Dir dir, const uint8_t* nonce, size_t nonce_len,
+                        const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out, size_t len,
+                        uint8_t* tag, size_t tag_len, bc_memory memory) override {
+        // Whole messages go straight to libcrypto when splitting would not pay:
+        // small ones, or a single thread. Large ones use the parallel pieces.
+        const bool small = len <= kOneShotMax || pool_.size() == 1;
+        if (opt_.cpu_portable || memory != BC_MEMORY_HOST || !small) return Status(BC_ERR_NOT_SUPPORTED);
+        const EVP_CIPHER* cipher = nullptr;
+        if (key.alg->mode == Mode::GCM) {
+            const size_t k = key.raw.size();
+            cipher = evp_.gcm[k == 16 ? 0 : k == 24 ? 1 : 2];
+        } else if (key.alg->mode == Mode::ChaChaPoly && nonce_len == 12) {
+            cipher = evp_.chacha20_poly1305;
+        }
+        if (!cipher) return Status(BC_ERR_NOT_SUPPORTED);
+        return cpu_evp_aead_oneshot(cipher, key, dir, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
+    }
+
     Status wipe(void* p, size_t n, bc_memory memory, void*) override {
         if (memory != BC_MEMORY_HOST) return Status(BC_ERR_NOT_SUPPORTED, "the CPU backend has no device memory");
         secure_wipe(p, n);
@@ -99,6 +117,7 @@ public:
     }
 
 private:
+    static constexpr size_t kOneShotMax = 1 << 20;
     ContextOptions opt_;
     mutable ThreadPool pool_;
     EvpCiphers evp_;

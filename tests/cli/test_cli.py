@@ -1,0 +1,667 @@
+#!/usr/bin/env python3
+"""Tests of the bulkcrypt command, standard library only.
+
+Run through CTest (tests/cli/CMakeLists.txt), or by hand:
+    BULKCRYPT=build/cli/bulkcrypt python3 tests/cli/test_cli.py -v [TestClass]
+Environment:
+    BULKCRYPT        the command under test (required)
+    BC_DEVICE        device for the round-trip tests (default cpu)
+    BC_VECTOR_DIRS   ':'-separated folders holding wycheproof/testvectors_v1/
+                     (default: tests/vectors then ../shared/vectors)
+A test that cannot run says why (unittest's skip reason, printed with -v);
+a device that is absent makes the whole run exit 77, which CTest reports as
+skipped, after printing why.
+"""
+import json
+import os
+import random
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+BC = os.environ.get("BULKCRYPT", "")
+DEVICE = os.environ.get("BC_DEVICE", "cpu")
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+VECTOR_DIRS = [d for d in os.environ.get("BC_VECTOR_DIRS", "").split(":") if d] or [
+    os.path.join(REPO, "tests", "vectors"),
+    os.path.join(os.path.dirname(REPO), "shared", "vectors"),
+]
+
+EXIT_OK, EXIT_USAGE, EXIT_IO, EXIT_AUTH, EXIT_DEVICE = 0, 1, 2, 3, 4
+SEG = 4096
+TAG = 16
+CONTAINER_ALGS = ["aes-256-gcm", "chacha20-poly1305", "aes-128-gcm", "xchacha20-poly1305"]
+
+
+def run(args, data=None, cwd=None):
+    """Runs bulkcrypt with args; returns (rc, stdout, stderr) as bytes."""
+    p = subprocess.run([BC] + [str(a) for a in args], input=data, capture_output=True, cwd=cwd,
+                       timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def catalogue():
+    rc, out, err = run(["list", "--json"])
+    if rc != 0:
+        raise RuntimeError("bulkcrypt list failed: " + err.decode())
+    return {a["name"]: a for a in json.loads(out)}
+
+
+def find_vector(rel):
+    for d in VECTOR_DIRS:
+        p = os.path.join(d, rel)
+        if os.path.exists(p):
+            return p
+    return None
+
+
+def header_len(blob):
+    """Header length from the header itself (docs/format.md)."""
+    nonce = {1: 12, 2: 12, 3: 12, 4: 24}[blob[9]]
+    return 64 + (nonce - 5) + blob[11]
+
+
+def slurp(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def rand_bytes(n, seed):
+    return random.Random(seed).randbytes(n)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bc-cli-")
+        self.key = self.path("k.key")
+        rc, _, err = run(["keygen", self.key])
+        self.assertEqual(rc, 0, err)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def write(self, name, data):
+        with open(self.path(name), "wb") as f:
+            f.write(data)
+        return self.path(name)
+
+    def read(self, name):
+        with open(self.path(name), "rb") as f:
+            return f.read()
+
+    def leftovers(self):
+        return [n for n in os.listdir(self.dir) if n.endswith(".bctmp")]
+
+    def encrypt(self, data, alg="aes-256-gcm", seg=SEG, extra=()):
+        src = self.write("plain", data)
+        dst = self.path("sealed")
+        if os.path.exists(dst):
+            os.unlink(dst)
+        rc, _, err = run(["encrypt", "-k", self.key, "-a", alg, "--segment-size", seg, "--device", DEVICE,
+                          *extra, src, dst])
+        self.assertEqual(rc, 0, err)
+        return self.read("sealed")
+
+    def assert_rejected(self, blob, what):
+        """Decrypting blob fails with the authentication code, leaves nothing at
+        the output path, no temporary file, and writes nothing to stdout when
+        the damage is in the header or the first segment."""
+        src = self.write("bad", blob)
+        out = self.path("out")
+        rc, _, err = run(["decrypt", "-k", self.key, "--device", DEVICE, src, out])
+        self.assertEqual(rc, EXIT_AUTH, f"{what}: rc={rc} {err!r}")
+        self.assertFalse(os.path.exists(out), f"{what}: output file left behind")
+        self.assertEqual(self.leftovers(), [], f"{what}: temporary file left behind")
+        # Through a pipe too: the same verdict.
+        rc2, stdout, err2 = run(["decrypt", "-k", self.key, "--device", DEVICE, "-", "-"], data=blob)
+        self.assertEqual(rc2, EXIT_AUTH, f"{what} (pipe): rc={rc2} {err2!r}")
+        return stdout
+
+
+class RoundTrip(Base):
+    """Encrypt then decrypt, every size around the segment edges, files and pipes."""
+
+    SIZES = [0, 1, SEG - 1, SEG, SEG + 1, 3 * SEG, 3 * SEG + 1, 5 * SEG + 1]
+
+    def roundtrip(self, data, alg, mode, seg=SEG, extra=()):
+        src = self.write("plain", data)
+        sealed, back = self.path("sealed"), self.path("back")
+        for p in (sealed, back):
+            if os.path.exists(p):
+                os.unlink(p)
+        common = ["-k", self.key, "--device", DEVICE, *extra]
+        if mode in ("file", "file-pipe"):
+            rc, out, err = run(["encrypt", "-a", alg, "--segment-size", seg, *common, src, sealed])
+        else:
+            rc, out, err = run(["encrypt", "-a", alg, "--segment-size", seg, *common, "-", "-"], data=data)
+            if rc == 0:
+                with open(sealed, "wb") as f:
+                    f.write(out)
+        self.assertEqual(rc, 0, f"{alg} {mode} {len(data)}: {err!r}")
+        blob = slurp(sealed)
+        nseg = max(1, -(-len(data) // seg))
+        self.assertEqual(len(blob), header_len(blob) + len(data) + TAG * nseg,
+                         f"{alg} {mode} {len(data)}: container size")
+        if mode in ("file", "pipe-file"):
+            rc, out, err = run(["decrypt", *common, sealed, back])
+            self.assertEqual(rc, 0, f"{alg} {mode} {len(data)}: {err!r}")
+            got = slurp(back)
+        else:
+            rc, got, err = run(["decrypt", *common, "-", "-"], data=blob)
+            self.assertEqual(rc, 0, f"{alg} {mode} {len(data)}: {err!r}")
+        self.assertEqual(got, data, f"{alg} {mode} {len(data)}: plaintext differs")
+        self.assertEqual(self.leftovers(), [])
+
+    def test_sizes_default_algorithm_all_io_paths(self):
+        for n in self.SIZES:
+            data = rand_bytes(n, n)
+            for mode in ("file", "pipe", "file-pipe", "pipe-file"):
+                self.roundtrip(data, "aes-256-gcm", mode)
+
+    def test_sizes_every_container_algorithm(self):
+        cat = catalogue()
+        for alg in CONTAINER_ALGS:
+            if alg not in cat:
+                print(f"\n  skip {alg}: not in this build's catalogue", file=sys.stderr)
+                continue
+            for n in self.SIZES:
+                self.roundtrip(rand_bytes(n, n + 7), alg, "file")
+                self.roundtrip(rand_bytes(n, n + 7), alg, "pipe")
+
+    def test_many_segments_many_workers(self):
+        data = rand_bytes(3 * (1 << 20) + 12345, 99)
+        for extra in (["-j", "1"], ["-j", "4"], ["-j", "8", "--max-memory", "64K"]):
+            self.roundtrip(data, "aes-256-gcm", "file", seg=16384, extra=extra)
+            self.roundtrip(data, "aes-256-gcm", "pipe", seg=16384, extra=extra)
+
+    def test_default_segment_size(self):
+        data = rand_bytes(9 * (1 << 20) + 1, 5)
+        self.roundtrip(data, "aes-256-gcm", "file", seg=4 << 20)
+
+    def test_passphrase_scrypt_and_argon2id(self):
+        pw = self.write("pw", b"correct horse battery staple\n")
+        data = rand_bytes(10000, 1)
+        src = self.write("plain", data)
+        kdfs = [("scrypt", "logN=12,r=8,p=1"), ("argon2id", "t=1,m=1024,p=1")]
+        for kdf, params in kdfs:
+            sealed, back = self.path(f"s.{kdf}"), self.path(f"b.{kdf}")
+            rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf", kdf, "--kdf-params", params,
+                              "--segment-size", SEG, "--device", DEVICE, src, sealed])
+            if rc == EXIT_USAGE and b"libargon2" in err:
+                print(f"\n  skip {kdf}: {err.decode().strip()}", file=sys.stderr)
+                continue
+            self.assertEqual(rc, 0, err)
+            rc, _, err = run(["decrypt", "--passphrase-file", pw, "--device", DEVICE, sealed, back])
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(slurp(back), data)
+            wrong = self.write("pw2", b"correct horse battery stapler\n")
+            rc, _, err = run(["decrypt", "--passphrase-file", wrong, "--device", DEVICE, sealed,
+                              self.path("nope")])
+            self.assertEqual(rc, EXIT_AUTH, err)
+            self.assertFalse(os.path.exists(self.path("nope")))
+            # A key file for a passphrase file is a usage error, not a crash.
+            rc, _, err = run(["decrypt", "-k", self.key, sealed, self.path("nope")])
+            self.assertEqual(rc, EXIT_USAGE, err)
+
+    def test_json_summary(self):
+        data = rand_bytes(5 * SEG + 3, 3)
+        src = self.write("plain", data)
+        rc, out, err = run(["encrypt", "-k", self.key, "--segment-size", SEG, "--json", "--device", DEVICE,
+                            src, self.path("s")])
+        self.assertEqual(rc, 0, err)
+        j = json.loads(out)
+        self.assertEqual(j["operation"], "encrypt")
+        self.assertEqual(j["segments"], 6)
+        self.assertEqual(j["plaintext_bytes"], len(data))
+        self.assertEqual(j["output_bytes"], os.path.getsize(self.path("s")))
+        # To stdout the summary moves to stderr and the data stays clean.
+        rc, out, err = run(["decrypt", "-k", self.key, "--json", "--device", DEVICE, self.path("s"), "-"])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out, data)
+        self.assertEqual(json.loads(err)["plaintext_bytes"], len(data))
+
+    def test_silent_without_terminal(self):
+        src = self.write("plain", rand_bytes(100000, 2))
+        rc, out, err = run(["encrypt", "-k", self.key, "--device", DEVICE, src, self.path("s")])
+        self.assertEqual((rc, out, err), (0, b"", b""))
+
+
+class Tamper(Base):
+    """Every kind of damage is refused with exit code 3 and no output file."""
+
+    def setUp(self):
+        super().setUp()
+        self.data = rand_bytes(3 * SEG + 100, 42)  # segments: 3 full + 1 short
+        self.blob = self.encrypt(self.data)
+        self.h = header_len(self.blob)
+        self.nseg = 4
+        # sanity: the untouched file decrypts
+        rc, out, err = run(["decrypt", "-k", self.key, "-", "-"], data=self.blob)
+        self.assertEqual((rc, out), (0, self.data), err)
+
+    def seg_bounds(self, i):
+        start = self.h + i * (SEG + TAG)
+        end = min(len(self.blob), start + SEG + TAG)
+        return start, end
+
+    def flip(self, pos, bit=0):
+        b = bytearray(self.blob)
+        b[pos] ^= 1 << bit
+        return bytes(b)
+
+    def test_header_every_byte(self):
+        for pos in range(self.h):
+            out = self.assert_rejected(self.flip(pos, pos % 8), f"header byte {pos}")
+            self.assertEqual(out, b"", f"header byte {pos}: plaintext released")
+
+    def test_segment_body(self):
+        for i in range(self.nseg):
+            s, e = self.seg_bounds(i)
+            for pos in (s, (s + e - TAG) // 2, e - TAG - 1):
+                out = self.assert_rejected(self.flip(pos, 3), f"segment {i} body byte {pos}")
+                # stdout gets only the verified segments before the damaged one
+                self.assertEqual(out, self.data[: i * SEG])
+
+    def test_tags(self):
+        for i in range(self.nseg):
+            s, e = self.seg_bounds(i)
+            for pos in (e - TAG, e - 1):
+                self.assert_rejected(self.flip(pos, 7), f"segment {i} tag byte {pos}")
+
+    def test_truncation_at_every_segment_boundary(self):
+        cuts = [0, 8, self.h - 1, self.h]
+        for i in range(1, self.nseg):
+            cuts.append(self.h + i * (SEG + TAG))       # a whole number of segments
+        cuts += [self.h + TAG - 1, self.h + SEG, len(self.blob) - 1, len(self.blob) - TAG]
+        for cut in cuts:
+            self.assert_rejected(self.blob[:cut], f"truncated to {cut} bytes")
+
+    def test_reorder_drop_duplicate(self):
+        segs = [self.blob[slice(*self.seg_bounds(i))] for i in range(self.nseg)]
+        head = self.blob[: self.h]
+        cases = {
+            "swap 0,1": [segs[1], segs[0], segs[2], segs[3]],
+            "swap 1,2": [segs[0], segs[2], segs[1], segs[3]],
+            "drop 1": [segs[0], segs[2], segs[3]],
+            "drop last": segs[:3],
+            "duplicate 0": [segs[0], segs[0], segs[1], segs[2], segs[3]],
+        }
+        for what, order in cases.items():
+            self.assert_rejected(head + b"".join(order), what)
+
+    def test_appended_data(self):
+        last = self.blob[slice(*self.seg_bounds(self.nseg - 1))]
+        for extra in (b"\0", b"x" * TAG, b"y" * (SEG + TAG), last):
+            self.assert_rejected(self.blob + extra, f"{len(extra)} bytes appended")
+
+    def test_splice_between_files(self):
+        # Same key, same length: a segment from another file never fits.
+        other = self.encrypt(self.data)
+        self.assertNotEqual(other, self.blob)
+        s, e = self.seg_bounds(1)
+        self.assert_rejected(self.blob[:s] + other[s:e] + self.blob[e:], "segment from another file")
+        self.assert_rejected(other[: self.h] + self.blob[self.h:], "header from another file")
+
+    def test_full_segment_last_then_truncated(self):
+        # Exactly 2 segments, the last one full: cutting it off must fail.
+        data = rand_bytes(2 * SEG, 8)
+        blob = self.encrypt(data)
+        h = header_len(blob)
+        self.assertEqual(len(blob), h + 2 * (SEG + TAG))
+        self.assert_rejected(blob[: h + SEG + TAG], "full last segment cut")
+
+    def test_wrong_key(self):
+        other = self.path("other.key")
+        self.assertEqual(run(["keygen", other])[0], 0)
+        src = self.write("bad", self.blob)
+        rc, _, err = run(["decrypt", "-k", other, src, self.path("out")])
+        self.assertEqual(rc, EXIT_AUTH, err)
+        self.assertFalse(os.path.exists(self.path("out")))
+
+    def test_not_a_bulkcrypt_file(self):
+        self.assert_rejected(b"hello, world\n" * 100, "plain text")
+        self.assert_rejected(b"", "empty input")
+
+
+def openssl(args, data):
+    p = subprocess.run(["openssl", "enc", *args], input=data, capture_output=True)
+    if p.returncode != 0:
+        raise RuntimeError("openssl enc failed: " + p.stderr.decode())
+    return p.stdout
+
+
+class Raw(Base):
+    """Raw modes against `openssl enc` and the Wycheproof vector files."""
+
+    K16 = "000102030405060708090a0b0c0d0e0f"
+    K32 = "603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4"
+    IV = "f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff"
+
+    def raw(self, direction, alg, data, *args, expect=0):
+        rc, out, err = run([direction, "--raw", "-a", alg, "--device", DEVICE, *args], data=data)
+        self.assertEqual(rc, expect, f"{direction} {alg} {len(data)} {args}: {err!r}")
+        return out
+
+    def both_ways(self, alg, ossl, data, key, iv=None, pad=False, chunk=None):
+        args = ["--key-hex", key] + (["--iv-hex", iv] if iv else []) + (["--pad", "pkcs7"] if pad else [])
+        args += ["--chunk", chunk] if chunk else []
+        oargs = [f"-{ossl}", "-K", key] + (["-iv", iv] if iv else []) + ([] if pad else ["-nopad"])
+        want = openssl(oargs, data)
+        got = self.raw("encrypt", alg, data, *args)
+        self.assertEqual(got.hex(), want.hex(), f"{alg} encrypt, {len(data)} bytes, chunk {chunk}")
+        back = self.raw("decrypt", alg, want, *args)
+        self.assertEqual(back, data, f"{alg} decrypt, {len(data)} bytes, chunk {chunk}")
+
+    def test_aes_128_ecb(self):
+        for n in (0, 16, 32, 1600, 100000):
+            self.both_ways("aes-128-ecb", "aes-128-ecb", rand_bytes(n, n), self.K16)
+        self.both_ways("aes-128-ecb", "aes-128-ecb", rand_bytes(100000, 1), self.K16, chunk=4096)
+        self.both_ways("aes-128-ecb", "aes-128-ecb", rand_bytes(1000, 1), self.K16, pad=True)
+        # Not whole blocks without padding: a usage error, no output.
+        out = self.raw("encrypt", "aes-128-ecb", b"x" * 17, "--key-hex", self.K16, expect=EXIT_USAGE)
+        self.assertEqual(out, b"")
+
+    def test_aes_256_cbc(self):
+        for n in (0, 16, 48, 4096, 100000):
+            self.both_ways("aes-256-cbc", "aes-256-cbc", rand_bytes(n, n), self.K32, self.IV)
+        for n in (0, 1, 15, 16, 17, 1000, 100001):
+            self.both_ways("aes-256-cbc", "aes-256-cbc", rand_bytes(n, n), self.K32, self.IV, pad=True)
+        for chunk in ("4096", "16"):
+            self.both_ways("aes-256-cbc", "aes-256-cbc", rand_bytes(65536 + 32, 4), self.K32, self.IV, chunk=chunk)
+            self.both_ways("aes-256-cbc", "aes-256-cbc", rand_bytes(65536 + 5, 4), self.K32, self.IV, pad=True,
+                           chunk=chunk)
+        # Wrong key: the padding check fails, exit 3.
+        ct = openssl(["-aes-256-cbc", "-K", self.K32, "-iv", self.IV], b"secret message, padded")
+        other = "ff" * 32
+        self.raw("decrypt", "aes-256-cbc", ct, "--key-hex", other, "--iv-hex", self.IV, "--pad", "pkcs7",
+                 expect=EXIT_AUTH)
+
+    def test_aes_128_ctr(self):
+        for n in (0, 1, 15, 16, 17, 1000, 100001):
+            self.both_ways("aes-128-ctr", "aes-128-ctr", rand_bytes(n, n), self.K16, self.IV)
+        self.both_ways("aes-128-ctr", "aes-128-ctr", rand_bytes(100001, 9), self.K16, self.IV, chunk="4096")
+        # The counter block is one 128-bit big-endian number, as OpenSSL's: the
+        # carry crosses the 64-bit halves (and chunk boundaries).
+        carry = "00000000000000ff" + "ffffffffffffff00"
+        self.both_ways("aes-128-ctr", "aes-128-ctr", rand_bytes(5000, 3), self.K16, carry, chunk="4096")
+        # Past 2^128 - 1 OpenSSL wraps to zero; bulkcrypt refuses (counter overflow, usage code).
+        self.raw("encrypt", "aes-128-ctr", b"x" * 33, "--key-hex", self.K16, "--iv-hex", "ff" * 16,
+                 expect=EXIT_USAGE)
+
+    def test_chacha20(self):
+        if "chacha20" not in catalogue():
+            self.skipTest("chacha20 not in this build's catalogue")
+        for iv in ("00000000" + "000000000000004a00000000", "01000000" + "000000090000004a00000000",
+                   "0000ffff" + "0102030405060708090a0b0c"):
+            for n in (0, 1, 63, 64, 65, 1000, 100001):
+                self.both_ways("chacha20", "chacha20", rand_bytes(n, n), self.K32, iv)
+            self.both_ways("chacha20", "chacha20", rand_bytes(100001, 11), self.K32, iv, chunk="4097")
+        # The last block before the 32-bit counter wraps works; one byte more is
+        # refused (OpenSSL would carry into the nonce).
+        last = "ffffffff" + "0102030405060708090a0b0c"
+        self.both_ways("chacha20", "chacha20", rand_bytes(64, 5), self.K32, last)
+        self.raw("encrypt", "chacha20", b"x" * 65, "--key-hex", self.K32, "--iv-hex", last, expect=EXIT_USAGE)
+
+    def aead_vectors(self, alg_prefix, filename, name_of):
+        path = find_vector(os.path.join("wycheproof", "testvectors_v1", filename))
+        if path is None:
+            self.skipTest(f"{filename} not found in {VECTOR_DIRS}")
+        cat = catalogue()
+        with open(path) as f:
+            suite = json.load(f)
+        done = 0
+        for g in suite["testGroups"]:
+            alg = name_of(g)
+            if alg not in cat:
+                continue
+            info = cat[alg]
+            ivb, tagb = g["ivSize"] // 8, g["tagSize"] // 8
+            if not (info["iv_size_min"] <= ivb <= info["iv_size_max"]) or tagb != 16:
+                continue
+            for t in g["tests"]:
+                args = ["--key-hex", t["key"], "--iv-hex", t["iv"]] + (["--aad-hex", t["aad"]] if t["aad"] else [])
+                msg, ct = bytes.fromhex(t["msg"]), bytes.fromhex(t["ct"] + t["tag"])
+                what = f"{filename} tcId {t['tcId']}"
+                if t["result"] == "valid":
+                    got = self.raw("encrypt", alg, msg, *args)
+                    self.assertEqual(got.hex(), ct.hex(), what)
+                    self.assertEqual(self.raw("decrypt", alg, ct, *args), msg, what)
+                elif t["result"] == "invalid":
+                    out = self.raw("decrypt", alg, ct, *args, expect=EXIT_AUTH)
+                    self.assertEqual(out, b"", what + ": output on a failed tag")
+                done += 1
+        if done == 0:
+            self.skipTest(f"no {alg_prefix} algorithm of {filename} in the catalogue")
+        print(f"\n  {filename}: {done} vectors", file=sys.stderr)
+
+    def test_aes_gcm_vectors(self):
+        self.aead_vectors("aes-gcm", "aes_gcm_test.json", lambda g: f"aes-{g['keySize']}-gcm")
+
+    def test_chacha20_poly1305_vectors(self):
+        self.aead_vectors("chacha20-poly1305", "chacha20_poly1305_test.json", lambda g: "chacha20-poly1305")
+
+    def test_xchacha20_poly1305_vectors(self):
+        self.aead_vectors("xchacha20-poly1305", "xchacha20_poly1305_test.json", lambda g: "xchacha20-poly1305")
+
+    def test_aes_xts_vectors(self):
+        path = find_vector(os.path.join("wycheproof", "testvectors_v1", "aes_xts_test.json"))
+        if path is None:
+            self.skipTest(f"aes_xts_test.json not found in {VECTOR_DIRS}")
+        done = 0
+        with open(path) as f:
+            groups = json.load(f)["testGroups"]
+        for g in groups:
+            if g["keySize"] not in (256, 512):
+                continue  # 2x192 is not IEEE 1619 (nor OpenSSL)
+            alg = f"aes-{g['keySize'] // 2}-xts"
+            for t in g["tests"]:
+                iv = t["iv"] + "00" * (16 - len(t["iv"]) // 2)  # Wycheproof pads the tweak on the right
+                args = ["--key-hex", t["key"], "--iv-hex", iv]
+                msg, ct = bytes.fromhex(t["msg"]), bytes.fromhex(t["ct"])
+                self.assertEqual(self.raw("encrypt", alg, msg, *args).hex(), ct.hex(), f"tcId {t['tcId']}")
+                self.assertEqual(self.raw("decrypt", alg, ct, *args), msg, f"tcId {t['tcId']}")
+                done += 1
+        print(f"\n  aes_xts_test.json: {done} vectors", file=sys.stderr)
+        self.assertGreater(done, 0)
+
+    def test_xts_sector_size(self):
+        # --sector-size N: data unit k uses tweak+k (128-bit little-endian),
+        # the same as N-byte one-unit calls with the incremented tweak; the last
+        # unit may be partial (ciphertext stealing). Chunking must not show.
+        key = rand_bytes(32, 1).hex()
+        tweak = bytes.fromhex("fe" + "ff" * 7 + "00" * 8)  # carries out of the low 64 bits
+        data = rand_bytes(8 * 512 + 100, 2)
+        whole = self.raw("encrypt", "aes-128-xts", data, "--key-hex", key, "--iv-hex", tweak.hex(),
+                         "--sector-size", "512")
+        chunked = self.raw("encrypt", "aes-128-xts", data, "--key-hex", key, "--iv-hex", tweak.hex(),
+                           "--sector-size", "512", "--chunk", "1024")
+        self.assertEqual(chunked, whole)
+        expect = b""
+        for k in range(0, len(data), 512):
+            t = (int.from_bytes(tweak, "little") + k // 512) % (1 << 128)
+            expect += self.raw("encrypt", "aes-128-xts", data[k:k + 512], "--key-hex", key, "--iv-hex",
+                               t.to_bytes(16, "little").hex())
+        self.assertEqual(whole, expect)
+        back = self.raw("decrypt", "aes-128-xts", whole, "--key-hex", key, "--iv-hex", tweak.hex(),
+                        "--sector-size", "512", "--chunk", "1024")
+        self.assertEqual(back, data)
+
+    def test_key_file_and_errors(self):
+        kf = self.write("raw.key", bytes.fromhex(self.K16))
+        data = rand_bytes(100, 1)
+        want = openssl(["-aes-128-ctr", "-K", self.K16, "-iv", self.IV], data)
+        self.assertEqual(self.raw("encrypt", "aes-128-ctr", data, "--key-file", kf, "--iv-hex", self.IV), want)
+        hexf = self.write("hex.key", (self.K16 + "\n").encode())
+        self.assertEqual(self.raw("encrypt", "aes-128-ctr", data, "--key-file", hexf, "--iv-hex", self.IV), want)
+        self.raw("encrypt", "aes-128-ctr", data, "--key-hex", self.K16[:-2], "--iv-hex", self.IV, expect=EXIT_USAGE)
+        self.raw("encrypt", "aes-128-ctr", data, "--key-hex", self.K16, "--iv-hex", self.IV[:-2], expect=EXIT_USAGE)
+        self.raw("encrypt", "aes-128-ctr", data, "--key-hex", "zz" * 16, "--iv-hex", self.IV, expect=EXIT_USAGE)
+        self.raw("encrypt", "no-such-cipher", data, "--key-hex", self.K16, expect=EXIT_USAGE)
+
+
+class Keygen(Base):
+    def test_mode_and_no_overwrite(self):
+        old = os.umask(0)
+        try:
+            p = self.path("new.key")
+            rc, _, err = run(["keygen", p])
+            self.assertEqual(rc, 0, err)
+        finally:
+            os.umask(old)
+        st = os.stat(p)
+        self.assertEqual(stat.S_IMODE(st.st_mode), 0o600)
+        self.assertEqual(st.st_size, 32)
+        before = slurp(p)
+        rc, _, err = run(["keygen", p])
+        self.assertEqual(rc, EXIT_IO, err)
+        self.assertEqual(slurp(p), before, "keygen overwrote a key")
+        self.assertNotEqual(before, slurp(self.key))
+        # --hex writes 64 hex digits and a newline; encrypt reads it.
+        h = self.path("hex.key")
+        self.assertEqual(run(["keygen", "--hex", h])[0], 0)
+        self.assertEqual(stat.S_IMODE(os.stat(h).st_mode), 0o600)
+        text = slurp(h).decode()
+        self.assertEqual(len(text), 65)
+        bytes.fromhex(text.strip())
+        src = self.write("plain", b"hello")
+        self.assertEqual(run(["encrypt", "-k", h, src, self.path("s")])[0], 0)
+        rc, out, _ = run(["decrypt", "-k", h, self.path("s"), "-"])
+        self.assertEqual((rc, out), (0, b"hello"))
+
+    def test_symlink_not_followed(self):
+        target = self.path("target")
+        os.symlink(target, self.path("link.key"))
+        rc, _, _ = run(["keygen", self.path("link.key")])
+        self.assertEqual(rc, EXIT_IO)
+        self.assertFalse(os.path.exists(target))
+
+
+class ExitCodes(Base):
+    def test_codes(self):
+        src = self.write("plain", b"data")
+        self.assertEqual(run([])[0], EXIT_USAGE)
+        self.assertEqual(run(["encrypt", "--no-such-flag"])[0], EXIT_USAGE)
+        self.assertEqual(run(["encrypt", "-k", self.key, "-a", "aes-128-ecb", src, self.path("o")])[0], EXIT_USAGE)
+        self.assertEqual(run(["encrypt", "-k", self.key, "--segment-size", "1", src, self.path("o")])[0], EXIT_USAGE)
+        self.assertEqual(run(["encrypt", "-k", self.key, self.path("missing"), self.path("o")])[0], EXIT_IO)
+        self.assertEqual(run(["encrypt", "-k", self.path("missing.key"), src, self.path("o")])[0], EXIT_IO)
+        self.assertEqual(run(["encrypt", "-k", self.key, src, self.dir])[0], EXIT_IO)
+        self.assertEqual(run(["encrypt", "-k", self.key, src, self.path("nodir/o")])[0], EXIT_IO)
+        self.assertEqual(run(["encrypt", "-k", self.key, "--device", "bogus", src, self.path("o")])[0], EXIT_USAGE)
+        rc, _, err = run(["encrypt", "-k", self.key, "--device", "cuda:63", src, self.path("o")])
+        self.assertEqual(rc, EXIT_DEVICE, err)
+        self.assertFalse(os.path.exists(self.path("o")))
+        # An existing output is kept unless --force.
+        existing = self.write("exists", b"keep me")
+        self.assertEqual(run(["encrypt", "-k", self.key, src, existing])[0], EXIT_IO)
+        self.assertEqual(self.read("exists"), b"keep me")
+        self.assertEqual(run(["encrypt", "-k", self.key, "--force", src, existing])[0], 0)
+        self.assertNotEqual(self.read("exists"), b"keep me")
+        # A failed decrypt with --force keeps the old file untouched.
+        self.write("junk", b"\x89BCF junk")
+        self.write("exists", b"keep me")
+        self.assertEqual(run(["decrypt", "-k", self.key, "--force", self.path("junk"), existing])[0], EXIT_AUTH)
+        self.assertEqual(self.read("exists"), b"keep me")
+        self.assertEqual(self.leftovers(), [])
+
+    def test_devices_and_list(self):
+        rc, out, err = run(["devices", "--json"])
+        self.assertEqual(rc, 0, err)
+        j = json.loads(out)
+        self.assertTrue(j["cpu"]["available"])
+        self.assertTrue(j["cpu"]["model"])
+        rc, out, err = run(["devices"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"cpu", out)
+        cat = catalogue()
+        for name in ("aes-256-gcm", "aes-128-ecb", "aes-256-xts"):
+            self.assertIn(name, cat)
+            self.assertIn("cpu", cat[name]["backends"])
+        self.assertEqual(cat["aes-256-gcm"]["key_size"], 32)
+        self.assertEqual(cat["aes-256-gcm"]["tag_size"], 16)
+        self.assertTrue(cat["aes-256-gcm"]["container"])
+
+    def test_bench(self):
+        rc, out, err = run(["bench", "-a", "aes-128-ctr", "--device", DEVICE, "--size", "1M", "--seconds", "0.1",
+                            "--json"])
+        self.assertEqual(rc, 0, err)
+        j = json.loads(out)
+        self.assertGreater(j["one_shot"]["gb_per_s"], 0)
+        self.assertGreater(j["roof_host_memcpy"]["gb_per_s"], 0)
+        rc, out, err = run(["bench", "--device", DEVICE, "--size", "2M", "--seconds", "0.1", "--segment-size", "256K",
+                            "--decrypt"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"GB/s", out)
+        rc, out, err = run(["bench", "--device", DEVICE, "--size", "2M", "--seconds", "0.1", "--segment-size",
+                            "256K", "--json"])
+        self.assertEqual(rc, 0, err)
+        self.assertGreater(json.loads(out)["segmented"]["gb_per_s"], 0)
+
+
+class Memory(Base):
+    """A file much larger than the memory bound streams through in bounded memory."""
+
+    SIZE = 256 << 20
+    BOUND_MIB = 64  # peak RSS allowed: --max-memory 16M of segments plus the program and library
+
+    def peak_rss(self, args, stdin=None, stdout=None):
+        with open(stdin or os.devnull, "rb") as fi, open(stdout or os.devnull, "wb") as fo:
+            p = subprocess.Popen([BC] + [str(a) for a in args], stdin=fi, stdout=fo, stderr=subprocess.PIPE)
+            _, status, ru = os.wait4(p.pid, 0)
+            err = p.stderr.read()
+            p.stderr.close()
+        self.assertEqual(os.waitstatus_to_exitcode(status), 0, err)
+        return ru.ru_maxrss / 1024.0  # KiB on Linux
+
+    def test_bounded_memory(self):
+        src = self.path("big")
+        block = rand_bytes(1 << 20, 77)
+        with open(src, "wb") as f:
+            for i in range(self.SIZE >> 20):
+                f.write(bytes([i & 255]) + block[1:])
+        sealed, back = self.path("big.bc"), self.path("big.out")
+        opts = ["-k", self.key, "--device", DEVICE, "--max-memory", "16M", "-j", "4"]
+        results = {}
+        results["encrypt file->file"] = self.peak_rss(["encrypt", *opts, "--segment-size", "1M", src, sealed])
+        results["encrypt pipe->pipe"] = self.peak_rss(["encrypt", *opts, "--segment-size", "1M", "-", "-"], stdin=src)
+        results["decrypt file->file"] = self.peak_rss(["decrypt", *opts, sealed, back])
+        results["decrypt pipe->pipe"] = self.peak_rss(["decrypt", *opts, "-", "-"], stdin=sealed)
+        with open(back, "rb") as f:
+            self.assertTrue(f.read(1 << 20)[1:] == block[1:])
+        self.assertEqual(os.path.getsize(back), self.SIZE)
+        for what, mib in results.items():
+            print(f"\n  peak RSS {what}, {self.SIZE >> 20} MiB file: {mib:.1f} MiB (bound {self.BOUND_MIB} MiB)",
+                  file=sys.stderr)
+            self.assertLess(mib, self.BOUND_MIB, what)
+
+
+def device_available():
+    rc, out, err = run(["devices", "--json"])
+    if rc != 0:
+        return False, err.decode()
+    j = json.loads(out)
+    if DEVICE in ("cpu", "auto"):
+        return True, ""
+    family = DEVICE.split(":")[0]
+    names = [d["device"] for d in j.get(family, {}).get("devices", [])]
+    if DEVICE in names:
+        return True, ""
+    return False, j.get(family, {}).get("why_none", "not listed by `bulkcrypt devices`")
+
+
+if __name__ == "__main__":
+    if not BC or not os.access(BC, os.X_OK):
+        print("BULKCRYPT must name the bulkcrypt executable", file=sys.stderr)
+        sys.exit(2)
+    ok, why = device_available()
+    if not ok:
+        print(f"SKIPPED: device {DEVICE} not available here: {why}")
+        sys.exit(77)
+    unittest.main(verbosity=2)

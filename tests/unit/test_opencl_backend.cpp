@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "backends/opencl/cl_embedded.h"
+#include "test_opencl_common.h"
 #include "backends/opencl/opencl_backend.h"
 #include "backends/opencl/opencl_kernels.h"
 #include "cores/chacha/chacha.h"
@@ -22,58 +23,7 @@
 namespace bc {
 namespace {
 
-using Bytes = std::vector<uint8_t>;
-
-// One backend for the whole binary (program builds are the slow part on PoCL),
-// plus one with small pieces so that calls cross many piece boundaries.
-struct Shared {
-    Status status;
-    std::unique_ptr<Backend> be, small;
-};
-
-Shared& shared() {
-    static Shared s = [] {
-        Shared r;
-        ContextOptions opt;
-        r.status = make_opencl_backend(0, opt, &r.be);
-        if (r.status.is_ok()) {
-            ContextOptions small;
-            small.chunk = 64 << 10;
-            r.status = make_opencl_backend(0, small, &r.small);
-        }
-        return r;
-    }();
-    return s;
-}
-
-#define REQUIRE_OPENCL()                                                                       \
-    do {                                                                                       \
-        if (shared().status.code == BC_ERR_NO_DEVICE)                                          \
-            GTEST_SKIP() << "skipped: no OpenCL device (" << shared().status.detail << ")";  \
-        ASSERT_TRUE(shared().status.is_ok()) << shared().status.detail;                         \
-    } while (0)
-
-OpenClBackend& ocl() { return static_cast<OpenClBackend&>(*shared().be); }
-
-Bytes random_bytes(std::mt19937_64& rng, size_t n) {
-    Bytes b(n);
-    for (auto& x : b) x = static_cast<uint8_t>(rng());
-    return b;
-}
-
-KeyMaterial key_material(const char* alg, const Bytes& raw) {
-    KeyMaterial k;
-    k.alg = find_algorithm(alg);
-    k.raw = SecureBytes(raw.data(), raw.size());
-    return k;
-}
-
-// Sizes that cover empty, tiny, block edges, and more than one piece of `small`.
-std::vector<size_t> test_sizes(std::mt19937_64& rng) {
-    std::vector<size_t> s = {0, 1, 15, 16, 17, 63, 64, 65, 255, 4096, 65536 + 7, 200000};
-    for (int i = 0; i < 6; ++i) s.push_back(rng() % 300000);
-    return s;
-}
+using namespace ocltest;
 
 // ---- infrastructure ---------------------------------------------------------------
 
@@ -106,26 +56,26 @@ TEST(OpenClInfra, DiscoveryAndBadIndex) {
 
 TEST(OpenClInfra, BuildFailureCarriesTheLogAndBinariesAreCached) {
     REQUIRE_OPENCL();
-    const ocl::DeviceInfo& dev = ocl().device();
+    const ocl::DeviceInfo& dev = ocl_backend().device();
     char tmpl[] = "/tmp/bc_ocl_cache_XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     setenv("BULKCRYPT_CACHE_DIR", tmpl, 1);
 
     ocl::ProgramHandle p;
     ocl::BuildResult r;
-    Status s = ocl::build_program(ocl().cl_ctx(), dev, "__kernel void broken(__global int* p) { p[0] = ; }",
+    Status s = ocl::build_program(ocl_backend().cl_ctx(), dev, "__kernel void broken(__global int* p) { p[0] = ; }",
                                   "", &p, &r);
     EXPECT_EQ(s.code, BC_ERR_DEVICE);
     EXPECT_NE(s.detail.find("build log"), std::string::npos) << s.detail;
 
     const std::string ok = "__kernel void twice(__global int* p) { p[get_global_id(0)] *= 2; }";
-    ASSERT_TRUE(ocl::build_program(ocl().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
+    ASSERT_TRUE(ocl::build_program(ocl_backend().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
     EXPECT_FALSE(r.from_cache);
     EXPECT_FALSE(r.cache_path.empty());
-    ASSERT_TRUE(ocl::build_program(ocl().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
+    ASSERT_TRUE(ocl::build_program(ocl_backend().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
     EXPECT_TRUE(r.from_cache);
     // Other options are another binary.
-    ASSERT_TRUE(ocl::build_program(ocl().cl_ctx(), dev, ok, "-DX=2", &p, &r).is_ok());
+    ASSERT_TRUE(ocl::build_program(ocl_backend().cl_ctx(), dev, ok, "-DX=2", &p, &r).is_ok());
     EXPECT_FALSE(r.from_cache);
     unsetenv("BULKCRYPT_CACHE_DIR");
     std::string cmd = std::string("rm -rf ") + tmpl;

@@ -11,9 +11,12 @@
 
 #include "backends/opencl/cl_embedded.h"
 #include "backends/opencl/opencl_kernels.h"
+#include "cores/aes/aes.h"
 #include "cores/chacha/chacha.h"
 #include "cores/salsa/salsa.h"
+#include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
+#include "modes/poly1305/poly1305.h"
 
 namespace bc {
 namespace ocl {
@@ -24,6 +27,33 @@ constexpr size_t kDefaultChunk = size_t(16) << 20;  // bytes per device piece
 constexpr size_t kGhashLocal = 64;                 // work-items per GHASH group
 
 size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
+
+// Kernel arguments in order; LocalBytes reserves local memory.
+struct LocalBytes {
+    size_t n;
+};
+inline void set_one(cl_kernel k, cl_uint i, const LocalBytes& l, cl_int* err) {
+    if (*err == CL_SUCCESS) *err = clSetKernelArg(k, i, l.n, nullptr);
+}
+template <class T>
+void set_one(cl_kernel k, cl_uint i, const T& v, cl_int* err) {
+    if (*err == CL_SUCCESS) *err = clSetKernelArg(k, i, sizeof(T), &v);
+}
+template <class... A>
+Status set_args(cl_kernel k, const A&... a) {
+    cl_int err = CL_SUCCESS;
+    cl_uint i = 0;
+    (set_one(k, i++, a, &err), ...);
+    if (err != CL_SUCCESS) return cl_status(err, "clSetKernelArg");
+    return Status::ok();
+}
+
+// 16 bytes as the kernels' uint4 of little-endian words.
+cl_uint4 le_words(const uint8_t b[16]) {
+    cl_uint4 v;
+    for (int i = 0; i < 4; ++i) v.s[i] = bc_load_le32(b + 4 * i);
+    return v;
+}
 
 // A program and the kernels looked up in it.
 struct Program {
@@ -54,6 +84,7 @@ struct Slot {
 struct Piece {
     size_t index = 0;
     size_t pos = 0, len = 0, lead = 0;
+    cl_mem result = nullptr;   // where the kernel left the output; the piece's buffer when null
 };
 
 class OclKey;
@@ -95,7 +126,7 @@ public:
     void wipe_buffer(cl_mem m, size_t n);
 
 private:
-    using KernelFn = std::function<Status(cl_command_queue, cl_mem buf, const Piece&, Slot&)>;
+    using KernelFn = std::function<Status(cl_command_queue, cl_mem buf, Piece&, Slot&)>;
     using LeadFn = std::function<size_t(size_t pos)>;
 
     Status program(Family f, const Program** out);
@@ -110,8 +141,18 @@ private:
     Status ensure(cl_mem* unused, MemHandle* m, size_t* cap, size_t want);
 
     Status stream_cipher(const OclKey& k, const CipherOp& op, cl_mem device_buf);
-    Status stream_kernel(const OclKey& k, const uint32_t st[16], cl_command_queue q, cl_mem buf,
-                         size_t lead, size_t len);
+    Status stream_kernel(const OclKey& k, const uint32_t st[16], int layout, cl_command_queue q,
+                         cl_mem buf, size_t lead, size_t len);
+    Status chachapoly_chunk(const OclKey& k, AeadChunkOp& op);
+
+    Status aes_kernel(const char* name, cl_kernel* out);
+    Status aes_cipher(const OclKey& k, const CipherOp& op);
+    Status aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t ctr[16],
+                           bool inc32, size_t nblocks);
+    Status aes_xts_piece(const OclKey& k, const CipherOp& op, cl_command_queue q, cl_mem buf,
+                         Piece& pc, Slot& slot);
+    Status gcm_chunk(const OclKey& k, AeadChunkOp& op);
+    Status alpha_table(cl_mem* out);
     // Enqueues the GHASH partial of `len` bytes at the start of buf; group results go
     // to the slot's aux buffer and then (non-blocking) to host `groups`.
     Status ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem hpow, Slot& slot,
@@ -127,6 +168,7 @@ private:
     Slot slots_[kSlots];
     std::string options_;
     Program programs_[kFamilyCount];
+    MemHandle apow_;   // XTS: alpha^(2^k), k = 0..63, in GCM's bit order
     size_t local_ = 64;
     size_t ghash_per_item_ = 32;
     std::recursive_mutex mu_;
@@ -142,7 +184,7 @@ class OclKey final : public BackendKey {
 public:
     explicit OclKey(Backend* be) : be_(be) {}
     ~OclKey() override {
-        for (auto* m : {&rk_enc, &rk_dec, &rk_tweak, &hpow})
+        for (auto* m : {&rk_enc, &rk_tweak, &hpow})
             if (*m) be_->wipe_buffer(m->get(), buffer_size(m->get()));
         secure_wipe(state, sizeof state);
         secure_wipe_object(h);
@@ -157,7 +199,8 @@ public:
     Backend* be_;
     const Algorithm* alg = nullptr;
     uint32_t state[16] = {};   // stream ciphers: constants and key words
-    MemHandle rk_enc, rk_dec, rk_tweak;  // AES round keys (tweak: XTS key 2)
+    int rounds = 0;
+    MemHandle rk_enc, rk_tweak;  // AES bitsliced round-key masks (tweak: XTS key 2)
     MemHandle hpow;            // GCM: H^(2^k), k = 0..63
     bc_gf128 h{0, 0};
 };
@@ -295,7 +338,7 @@ Status Backend::pipeline(const uint8_t* in, uint8_t* out, size_t len, size_t ali
         s = kernel(q, slot.buf.get(), pc, slot);
         if (!s.is_ok()) break;
         if (out) {
-            err = clEnqueueReadBuffer(q, slot.buf.get(), CL_FALSE, pc.lead, pc.len, out + pos, 0,
+            err = clEnqueueReadBuffer(q, pc.result ? pc.result : slot.buf.get(), CL_FALSE, pc.lead, pc.len, out + pos, 0,
                                       nullptr, nullptr);
             if (err != CL_SUCCESS) { s = cl_status(err, "clEnqueueReadBuffer"); break; }
         }
@@ -324,8 +367,12 @@ void Backend::wipe_buffer(cl_mem m, size_t n) {
 
 bool Backend::supports(const Algorithm& alg) const {
     switch (alg.cipher) {
+        case Cipher::AES:
+            return alg.mode == Mode::ECB || alg.mode == Mode::CBC || alg.mode == Mode::CTR ||
+                   alg.mode == Mode::XTS || alg.mode == Mode::GCM;
         case Cipher::ChaCha20:
         case Cipher::XChaCha20:
+            return alg.mode == Mode::Stream || alg.mode == Mode::ChaChaPoly;
         case Cipher::Salsa20:
         case Cipher::XSalsa20:
             return alg.mode == Mode::Stream;
@@ -355,6 +402,32 @@ Status Backend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>*
             BC_TRY(program(kFamilyStream, &p));
             bc_salsa_set_key(k->state, key.raw.data(), static_cast<int>(key.raw.size()));
             break;
+        case Cipher::AES: {
+            BC_TRY(program(kFamilyAes, &p));
+            const size_t half = key.alg->mode == Mode::XTS ? key.raw.size() / 2 : key.raw.size();
+            AesKeySchedule ks;
+            if (!aes_expand_key(key.raw.data(), half, &ks))
+                return Status(BC_ERR_KEY_SIZE, "OpenCL backend: AES key of " + std::to_string(half) + " bytes");
+            k->rounds = ks.rounds;
+            const size_t mask_bytes = sizeof(uint32_t) * 128 * static_cast<size_t>(ks.rounds + 1);
+            Status s = upload(ks.bs, mask_bytes, &k->rk_enc);
+            if (s.is_ok() && key.alg->mode == Mode::GCM) {
+                uint8_t zero[16] = {0}, hb[16];
+                aes_encrypt_blocks(ks, zero, hb, 1);
+                k->h = bc_gf128_load(hb);
+                secure_wipe(hb, sizeof hb);
+                s = upload_hpow(k->h, &k->hpow);
+            }
+            if (s.is_ok() && key.alg->mode == Mode::XTS) {
+                AesKeySchedule ks2;
+                aes_expand_key(key.raw.data() + half, half, &ks2);
+                s = upload(ks2.bs, mask_bytes, &k->rk_tweak);
+                aes_wipe(&ks2);
+            }
+            aes_wipe(&ks);
+            BC_TRY(s);
+            break;
+        }
         default:
             return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: no kernel for this cipher");
     }
@@ -364,8 +437,8 @@ Status Backend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>*
 
 // ---- stream ciphers ----------------------------------------------------------
 
-Status Backend::stream_kernel(const OclKey& k, const uint32_t st[16], cl_command_queue q, cl_mem buf,
-                              size_t lead, size_t len) {
+Status Backend::stream_kernel(const OclKey& k, const uint32_t st[16], int layout, cl_command_queue q,
+                              cl_mem buf, size_t lead, size_t len) {
     const Program* p = nullptr;
     BC_TRY(program(kFamilyStream, &p));
     const bool chacha = k.alg->cipher == Cipher::ChaCha20 || k.alg->cipher == Cipher::XChaCha20;
@@ -377,16 +450,10 @@ Status Backend::stream_kernel(const OclKey& k, const uint32_t st[16], cl_command
     cl_ulong nblocks = (lead + len + 63) / 64;
     cl_uint16 state;
     std::memcpy(state.s, st, 64);
-    // DJB layout (64-bit counter) for the original ChaCha20 and XChaCha20.
-    cl_int layout = (k.alg->cipher == Cipher::XChaCha20 || std::strcmp(k.alg->name, "chacha20-djb") == 0)
-                        ? BC_CHACHA_LAYOUT_DJB
-                        : BC_CHACHA_LAYOUT_IETF;
-    cl_int err = clSetKernelArg(kern, 0, sizeof buf, &buf);
-    err |= clSetKernelArg(kern, 1, sizeof nblocks, &nblocks);
-    err |= clSetKernelArg(kern, 2, sizeof state, &state);
-    if (chacha) err |= clSetKernelArg(kern, 3, sizeof layout, &layout);
+    cl_int lay = layout;
+    Status s = chacha ? set_args(kern, buf, nblocks, state, lay) : set_args(kern, buf, nblocks, state);
     secure_wipe(&state, sizeof state);
-    if (err != CL_SUCCESS) return cl_status(err, "clSetKernelArg");
+    BC_TRY(s);
     return launch(q, kern, nblocks, local_, true);
 }
 
@@ -448,16 +515,16 @@ Status Backend::stream_cipher(const OclKey& k, const CipherOp& op, cl_mem device
         if (op.offset % 64) return Status(BC_ERR_INVALID_ARGUMENT, "cipher_buffer: offset not block aligned");
         uint32_t st[16];
         state_at(op.offset, st);
-        s = stream_kernel(k, st, slots_[0].queue.get(), device_buf, 0, op.len);
+        s = stream_kernel(k, st, layout, slots_[0].queue.get(), device_buf, 0, op.len);
         secure_wipe(st, sizeof st);
         s = finish_all(s);
     } else {
         auto lead = [&](size_t pos) { return static_cast<size_t>((op.offset + pos) % 64); };
         s = pipeline(op.in, op.out, op.len, 64, lead,
-                     [&](cl_command_queue q, cl_mem buf, const Piece& pc, Slot&) {
+                     [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
                          uint32_t st[16];
                          state_at(op.offset + pc.pos, st);
-                         Status r = stream_kernel(k, st, q, buf, pc.lead, pc.len);
+                         Status r = stream_kernel(k, st, layout, q, buf, pc.lead, pc.len);
                          secure_wipe(st, sizeof st);
                          return r;
                      });
@@ -534,11 +601,217 @@ Status Backend::ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf
     std::vector<std::vector<uint64_t>> groups((len + chunk_bytes(16) - 1) / chunk_bytes(16));
     std::vector<size_t> lens(groups.size());
     BC_TRY(pipeline(data, nullptr, len, 16, nullptr,
-                    [&](cl_command_queue q, cl_mem buf, const Piece& pc, Slot& slot) {
+                    [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
                         lens[pc.index] = pc.len;
                         return ghash_enqueue(q, buf, pc.len, hpow.get(), slot, &groups[pc.index]);
                     }));
     *out = ghash_fold_groups(h, groups, lens);
+    return Status::ok();
+}
+
+// ---- AES ------------------------------------------------------------------------
+
+Status Backend::aes_kernel(const char* name, cl_kernel* out) {
+    const Program* p = nullptr;
+    BC_TRY(program(kFamilyAes, &p));
+    *out = p->kernel(name);
+    if (*out == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
+    return Status::ok();
+}
+
+// Work-items for n blocks at 32 blocks (one bitsliced batch) each.
+size_t batches(size_t nblocks) { return (nblocks + 31) / 32; }
+
+Status Backend::aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t ctr[16],
+                                bool inc32, size_t nblocks) {
+    cl_kernel kern = nullptr;
+    BC_TRY(aes_kernel("bc_aes_ctr", &kern));
+    cl_mem rk = k.rk_enc.get();
+    BC_TRY(set_args(kern, buf, cl_ulong(nblocks), rk, cl_int(k.rounds), cl_ulong(bc_load_be64(ctr)),
+                    cl_ulong(bc_load_be64(ctr + 8)), cl_int(inc32 ? 1 : 0)));
+    return launch(q, kern, batches(nblocks), local_, true);
+}
+
+Status Backend::alpha_table(cl_mem* out) {
+    if (!apow_) {
+        // alpha = x: in GCM's bit order the coefficient of x^1 is bit 62 of hi.
+        uint64_t table[128];
+        bc_gf128 p{uint64_t(1) << 62, 0};
+        for (int i = 0; i < 64; ++i) {
+            table[2 * i] = p.hi;
+            table[2 * i + 1] = p.lo;
+            p = bc_gf128_mul(p, p);
+        }
+        BC_TRY(upload(table, sizeof table, &apow_));
+    }
+    *out = apow_.get();
+    return Status::ok();
+}
+
+Status Backend::aes_xts_piece(const OclKey& k, const CipherOp& op, cl_command_queue q, cl_mem buf, Piece& pc,
+                              Slot& slot) {
+    const bool enc = op.dir == Dir::Encrypt;
+    const size_t unit = op.data_unit ? static_cast<size_t>(op.data_unit) : pc.len;
+    const size_t full_units = pc.len / unit;
+    const size_t rest = pc.len % unit;  // a shorter last unit (>= 16 bytes), at the end of the call
+    const size_t units = full_units + (rest ? 1 : 0);
+    const uint64_t first_unit = op.data_unit ? pc.pos / op.data_unit : 0;
+    cl_mem apow = nullptr;
+    BC_TRY(alpha_table(&apow));
+
+    // Encrypted tweaks of the piece's units into the slot's aux buffer.
+    BC_TRY(ensure(nullptr, &slot.aux, &slot.aux_cap, 16 * units));
+    cl_mem tweaks = slot.aux.get();
+    uint8_t t0[16];
+    std::memcpy(t0, op.iv, 16);
+    add_le128(t0, first_unit);
+    cl_kernel kt = nullptr;
+    BC_TRY(aes_kernel("bc_aes_xts_tweaks", &kt));
+    cl_mem rk2 = k.rk_tweak.get(), rk = k.rk_enc.get();
+    BC_TRY(set_args(kt, tweaks, cl_ulong(units), cl_ulong(bc_load_le64(t0)), cl_ulong(bc_load_le64(t0 + 8)), rk2,
+                    cl_int(k.rounds)));
+    BC_TRY(launch(q, kt, batches(units), local_, true));
+
+    cl_kernel km = nullptr, ks = nullptr;
+    BC_TRY(aes_kernel(enc ? "bc_aes_xts_enc" : "bc_aes_xts_dec", &km));
+    BC_TRY(aes_kernel(enc ? "bc_aes_xts_steal_enc" : "bc_aes_xts_steal_dec", &ks));
+    struct Group {
+        size_t base, nunits, unit_bytes, tbase;
+    };
+    Group groups[2] = {{0, full_units, unit, 0}, {full_units * unit, rest ? 1u : 0u, rest, full_units}};
+    for (const Group& g : groups) {
+        if (g.nunits == 0) continue;
+        const size_t m = g.unit_bytes / 16, tail = g.unit_bytes % 16;
+        const size_t plain = tail ? m - 1 : m;
+        if (plain) {
+            const size_t segs = (plain + 31) / 32;
+            BC_TRY(set_args(km, buf, cl_ulong(g.base), cl_ulong(g.nunits), cl_ulong(g.unit_bytes), cl_ulong(plain),
+                            cl_ulong(segs), tweaks, cl_ulong(g.tbase), apow, rk, cl_int(k.rounds)));
+            BC_TRY(launch(q, km, g.nunits * segs, local_, true));
+        }
+        if (tail) {
+            BC_TRY(set_args(ks, buf, cl_ulong(g.base), cl_ulong(g.nunits), cl_ulong(g.unit_bytes), cl_ulong(m),
+                            cl_int(tail), tweaks, cl_ulong(g.tbase), apow, rk, cl_int(k.rounds)));
+            BC_TRY(launch(q, ks, batches(g.nunits), local_, true));
+        }
+    }
+    return Status::ok();
+}
+
+Status Backend::aes_cipher(const OclKey& k, const CipherOp& op) {
+    const bool enc = op.dir == Dir::Encrypt;
+    cl_mem rk = k.rk_enc.get();
+    const cl_int rounds = k.rounds;
+    switch (k.alg->mode) {
+        case Mode::ECB: {
+            cl_kernel kern = nullptr;
+            BC_TRY(aes_kernel(enc ? "bc_aes_ecb_enc" : "bc_aes_ecb_dec", &kern));
+            return pipeline(op.in, op.out, op.len, 16, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
+                const size_t n = pc.len / 16;
+                BC_TRY(set_args(kern, buf, cl_ulong(n), rk, rounds));
+                return launch(q, kern, batches(n), local_, true);
+            });
+        }
+        case Mode::CTR: {
+            auto lead = [&](size_t pos) { return static_cast<size_t>((op.offset + pos) % 16); };
+            return pipeline(op.in, op.out, op.len, 16, lead, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
+                uint8_t ctr[16];
+                std::memcpy(ctr, op.iv, 16);
+                add_be128(ctr, (op.offset + pc.pos) / 16);
+                return aes_ctr_enqueue(k, q, buf, ctr, false, (pc.lead + pc.len + 15) / 16);
+            });
+        }
+        case Mode::CBC: {
+            if (enc) {
+                // One chain: every piece on one queue, the chaining block kept on the device.
+                MemHandle chain;
+                cl_uint4 iv = le_words(op.iv);
+                BC_TRY(upload(iv.s, 16, &chain));
+                cl_kernel kern = nullptr;
+                BC_TRY(aes_kernel("bc_aes_cbc_enc", &kern));
+                cl_mem c = chain.get();
+                return pipeline(op.in, op.out, op.len, 16, nullptr,
+                                [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
+                                    BC_TRY(set_args(kern, buf, cl_ulong(pc.len / 16), rk, rounds, c));
+                                    return launch(q, kern, 1, 1, true);
+                                },
+                                true);
+            }
+            // Decryption: each piece's chaining block is the ciphertext block before it,
+            // read now, before an in-place call overwrites it.
+            const size_t chunk = chunk_bytes(16);
+            std::vector<cl_uint4> chains((op.len + chunk - 1) / chunk);
+            for (size_t i = 0; i < chains.size(); ++i)
+                chains[i] = le_words(i == 0 ? op.iv : op.in + i * chunk - 16);
+            cl_kernel kern = nullptr;
+            BC_TRY(aes_kernel("bc_aes_cbc_dec", &kern));
+            Status s = pipeline(op.in, op.out, op.len, 16, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
+                BC_TRY(ensure(nullptr, &slot.aux, &slot.aux_cap, pc.len));
+                cl_mem out = slot.aux.get();
+                const size_t n = pc.len / 16;
+                BC_TRY(set_args(kern, buf, out, cl_ulong(n), rk, rounds, chains[pc.index]));
+                pc.result = out;
+                return launch(q, kern, batches(n), local_, true);
+            });
+            secure_wipe(chains.data(), chains.size() * sizeof(cl_uint4));
+            return s;
+        }
+        case Mode::XTS: {
+            const size_t align = op.data_unit ? static_cast<size_t>(op.data_unit) : op.len;
+            return pipeline(op.in, op.out, op.len, align, nullptr,
+                            [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
+                                return aes_xts_piece(k, op, q, buf, pc, slot);
+                            });
+        }
+        default:
+            return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: AES mode not available");
+    }
+}
+
+Status Backend::gcm_chunk(const OclKey& k, AeadChunkOp& op) {
+    const bool enc = op.dir == Dir::Encrypt;
+    const size_t chunk = chunk_bytes(64);
+    std::vector<std::vector<uint64_t>> groups((op.len + chunk - 1) / chunk);
+    std::vector<size_t> lens(groups.size());
+    BC_TRY(pipeline(op.in, op.out, op.len, 64, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
+        lens[pc.index] = pc.len;
+        uint8_t ctr[16];
+        std::memcpy(ctr, op.ctr, 16);
+        gcm_inc32(ctr, pc.pos / 16);
+        // GHASH covers the ciphertext: after the keystream when sealing, before when opening.
+        if (!enc) BC_TRY(ghash_enqueue(q, buf, pc.len, k.hpow.get(), slot, &groups[pc.index]));
+        BC_TRY(aes_ctr_enqueue(k, q, buf, ctr, true, (pc.len + 15) / 16));
+        if (enc) BC_TRY(ghash_enqueue(q, buf, pc.len, k.hpow.get(), slot, &groups[pc.index]));
+        return Status::ok();
+    }));
+    bc_gf128 part = ghash_fold_groups(k.h, groups, lens);
+    std::memset(op.partial, 0, sizeof op.partial);
+    bc_gf128_store(op.partial, part);
+    return Status::ok();
+}
+
+// ---- ChaCha20-Poly1305 -------------------------------------------------------------
+
+Status Backend::chachapoly_chunk(const OclKey& k, AeadChunkOp& op) {
+    // Poly1305 over the ciphertext runs on the host for now (bc::poly1305_partial):
+    // before the keystream when opening (in place would overwrite it), after when sealing.
+    std::memset(op.partial, 0, sizeof op.partial);
+    if (op.dir == Dir::Decrypt) poly1305_partial(op.mac_key, op.in, op.len, op.partial);
+    uint32_t base[16];
+    std::memcpy(base, k.state, sizeof base);
+    if (op.subkey) bc_chacha_set_key(base, op.subkey, 32);
+    bc_chacha_set_words12(base, op.ctr);
+    Status s = pipeline(op.in, op.out, op.len, 64, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
+        uint32_t st[16];
+        std::memcpy(st, base, sizeof st);
+        bc_chacha_add_counter(st, BC_CHACHA_LAYOUT_IETF, pc.pos / 64);
+        Status r = stream_kernel(k, st, BC_CHACHA_LAYOUT_IETF, q, buf, 0, pc.len);
+        secure_wipe(st, sizeof st);
+        return r;
+    });
+    secure_wipe(base, sizeof base);
+    BC_TRY(s);
+    if (op.dir == Dir::Encrypt) poly1305_partial(op.mac_key, op.out, op.len, op.partial);
     return Status::ok();
 }
 
@@ -553,8 +826,13 @@ Status Backend::cipher(const KeyMaterial& key, const BackendKey& bkey, const Cip
     switch (k.alg->mode) {
         case Mode::Stream:
             return stream_cipher(k, op, nullptr);
+        case Mode::ECB:
+        case Mode::CBC:
+        case Mode::CTR:
+        case Mode::XTS:
+            return aes_cipher(k, op);
         default:
-            return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: mode not available");
+            return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: not a raw mode");
     }
 }
 
@@ -567,6 +845,14 @@ Status Backend::cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, co
         case Mode::Stream:
             s = stream_cipher(k, op, buf);
             break;
+        case Mode::CTR: {
+            if (op.offset % 16) return Status(BC_ERR_INVALID_ARGUMENT, "cipher_buffer: offset not block aligned");
+            uint8_t ctr[16];
+            std::memcpy(ctr, op.iv, 16);
+            add_be128(ctr, op.offset / 16);
+            s = finish_all(aes_ctr_enqueue(k, slots_[0].queue.get(), buf, ctr, false, (op.len + 15) / 16));
+            break;
+        }
         default:
             s = Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: mode not available on device buffers");
     }
@@ -575,11 +861,61 @@ Status Backend::cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, co
 }
 
 Status Backend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
-    return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: AEAD not available yet");
+    if (op.memory != BC_MEMORY_HOST)
+        return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: host memory only");
+    const auto& k = static_cast<const OclKey&>(bkey);
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    switch (k.alg->mode) {
+        case Mode::GCM:
+            if (op.len == 0) {
+                std::memset(op.partial, 0, sizeof op.partial);
+                return Status::ok();
+            }
+            return gcm_chunk(k, op);
+        case Mode::ChaChaPoly:
+            if (op.len == 0) {
+                std::memset(op.partial, 0, sizeof op.partial);
+                return Status::ok();
+            }
+            return chachapoly_chunk(k, op);
+        default:
+            return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: not an AEAD");
+    }
 }
 
 Status Backend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
-    return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: MAC not available yet");
+    if (op.memory != BC_MEMORY_HOST)
+        return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: host memory only");
+    const auto& k = static_cast<const OclKey&>(bkey);
+    std::memset(op.partial, 0, sizeof op.partial);
+    switch (k.alg->mode) {
+        case Mode::GCM: {
+            // A device round trip costs more than hashing a short AAD here.
+            constexpr size_t kDeviceMacMin = 4096;
+            bc_gf128 part{0, 0};
+            if (op.len < kDeviceMacMin) {
+                part = bc::ghash_partial(k.h, op.data, op.len);
+            } else {
+                std::lock_guard<std::recursive_mutex> lock(mu_);
+                const size_t chunk = chunk_bytes(16);
+                std::vector<std::vector<uint64_t>> groups((op.len + chunk - 1) / chunk);
+                std::vector<size_t> lens(groups.size());
+                BC_TRY(pipeline(op.data, nullptr, op.len, 16, nullptr,
+                                [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
+                                    lens[pc.index] = pc.len;
+                                    return ghash_enqueue(q, buf, pc.len, k.hpow.get(), slot, &groups[pc.index]);
+                                }));
+                part = ghash_fold_groups(k.h, groups, lens);
+            }
+            bc_gf128_store(op.partial, part);
+            return Status::ok();
+        }
+        case Mode::ChaChaPoly:
+            poly1305_partial(op.mac_key, op.data, op.len, op.partial);
+            return Status::ok();
+        default:
+            return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: no MAC for this algorithm");
+    }
 }
 
 Status Backend::wipe(void* p, size_t n, bc_memory memory, void*) {

@@ -13,15 +13,16 @@
  */
 #include "modes/gcm/ghash.h"
 
-/* H^e for 0 < e < 2^32 from hpow[k] = H^(2^k) (hi, lo pairs). */
-BC_FN bc_gf128 bc_ocl_hpow(BC_CONSTANT const bc_u64 *hpow, bc_u32 e) {
+/* x^e for e > 0 from tab[k] = x^(2^k) (hi, lo pairs, k = 0..63), GCM's bit order.
+ * The exponent is a public count: branching on its bits leaks nothing. */
+BC_FN bc_gf128 bc_ocl_gf_pow(BC_CONSTANT const bc_u64 *tab, bc_u64 e) {
     bc_gf128 r = bc_gf128_one();
     int first = 1;
-    for (int k = 0; k < 32; ++k) {
+    for (int k = 0; k < 64; ++k) {
         if ((e >> k) & 1u) {
             bc_gf128 p;
-            p.hi = hpow[2 * k];
-            p.lo = hpow[2 * k + 1];
+            p.hi = tab[2 * k];
+            p.lo = tab[2 * k + 1];
             r = first ? p : bc_gf128_mul(r, p);
             first = 0;
         }
@@ -89,7 +90,7 @@ BC_KERNEL void bc_ghash_partial(const BC_GLOBAL bc_u8 *data, bc_u64 len, bc_u32 
                 a.lo = acc_lo[lid];
                 b.hi = acc_hi[lid + s];
                 b.lo = acc_lo[lid + s];
-                a = bc_gf128_xor(bc_gf128_mul(a, bc_ocl_hpow(hpow, right)), b);
+                a = bc_gf128_xor(bc_gf128_mul(a, bc_ocl_gf_pow(hpow, right)), b);
                 acc_hi[lid] = a.hi;
                 acc_lo[lid] = a.lo;
                 blocks[lid] += right;

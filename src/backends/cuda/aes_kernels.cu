@@ -1,0 +1,516 @@
+// AES mode kernels of the CUDA backend over the dialect cores
+// (src/cores/aes/aes_bitsliced.h, aes_table.h).
+//
+// Work shape, every mode: a warp owns a tile of 32 x 32 blocks; lane l holds
+// blocks tile*1024 + 32*j + l for j = 0..31, so each of its 32 loads is
+// coalesced across the warp (512 contiguous bytes). The thread keeps its 32
+// blocks as s[32*w + j] = little-endian word w of block j, which is exactly the
+// input of the bitsliced transposition; the table variant encrypts the same 32
+// blocks one by one. XTS is the exception: a thread owns 32 consecutive blocks
+// of one data unit, so that its tweaks are successive doublings.
+// Grids are persistent (grid-stride over tiles) so the per-block set-up (round
+// keys, or the replicated tables, into shared memory) is paid a few times per SM.
+#include "backends/cuda/cuda_kernels.h"
+
+#include <cuda_runtime.h>
+
+#include "cores/aes/aes_bitsliced.h"
+#include "cores/aes/aes_table.h"
+
+namespace bc {
+namespace cuda {
+namespace {
+
+constexpr int kThreads = 128;          // 4 warps per block
+constexpr int kTile = 1024;            // blocks per warp tile
+constexpr int kTableCopies = 32;
+
+// ---------------------------------------------------------------- shared set-up
+
+// Shared memory words a kernel needs: the masks (bitsliced) or the replicated
+// tables plus the little-endian round keys (table).
+__host__ __device__ constexpr int smem_words(bool table, bool decrypt) {
+    return table ? (256 * kTableCopies + (decrypt ? 64 * kTableCopies : 0) + 60) : 15 * 128;
+}
+
+template <bool kTable, bool kDecrypt>
+struct Cipher;
+
+template <bool kDecrypt>
+struct Cipher<false, kDecrypt> {
+    const uint32_t* rk;
+    int rounds;
+    __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables&) : rk(sm), rounds(k.rounds) {
+        for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+    }
+    // s[32*w + j] = word w of block j, in and out
+    __device__ __forceinline__ void run(uint32_t* s) const {
+        bc_aes_bs_slice(s);
+        if (kDecrypt)
+            bc_aes_bs_decrypt(s, rk, rounds);
+        else
+            bc_aes_bs_encrypt(s, rk, rounds);
+        bc_aes_bs_unslice(s);
+    }
+};
+
+template <bool kDecrypt>
+struct Cipher<true, kDecrypt> {
+    const uint32_t* tab;  // te or td, 32 copies
+    const uint32_t* isb;  // decrypt: inverse S-box, 32 copies
+    const uint32_t* rk;   // little-endian round keys
+    int rounds;
+    __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables& t) : rounds(k.rounds) {
+        const uint32_t* src = kDecrypt ? t.td : t.te;
+        for (int i = threadIdx.x; i < 256 * kTableCopies; i += blockDim.x) sm[i] = src[i / kTableCopies];
+        uint32_t* isb_s = sm + 256 * kTableCopies;
+        if (kDecrypt)
+            for (int i = threadIdx.x; i < 64 * kTableCopies; i += blockDim.x) isb_s[i] = t.isb[i / kTableCopies];
+        uint32_t* rk_s = sm + 256 * kTableCopies + (kDecrypt ? 64 * kTableCopies : 0);
+        const uint32_t* ks = kDecrypt ? k.le_dec : k.le_enc;
+        for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x) rk_s[i] = ks[i];
+        tab = sm;
+        isb = isb_s;
+        rk = rk_s;
+    }
+    __device__ __forceinline__ void run(uint32_t* s) const {
+        const unsigned lane = threadIdx.x & 31u;
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            bc_u32 st[4] = {s[j], s[32 + j], s[64 + j], s[96 + j]};
+            if (kDecrypt)
+                bc_aes_table_decrypt(tab, isb, kTableCopies, lane, rk, rounds, st);
+            else
+                bc_aes_table_encrypt(tab, kTableCopies, lane, rk, rounds, st);
+            s[j] = st[0];
+            s[32 + j] = st[1];
+            s[64 + j] = st[2];
+            s[96 + j] = st[3];
+        }
+    }
+};
+
+// ---------------------------------------------------------------- loads, stores
+
+// Block at byte position pos (may be negative or run past len: those bytes read
+// as zero / are not written). kFast: the buffer is 16-byte aligned and every
+// pos is a multiple of 16, so whole blocks go as one 128-bit access.
+template <bool kFast>
+__device__ __forceinline__ void load_block(const uint8_t* p, int64_t pos, uint64_t len, uint32_t w[4]) {
+    if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
+        uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
+        w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+        return;
+    }
+    for (int k = 0; k < 4; ++k) {
+        uint32_t x = 0;
+        for (int b = 0; b < 4; ++b) {
+            int64_t q = pos + 4 * k + b;
+            if (q >= 0 && (uint64_t)q < len) x |= (uint32_t)p[q] << (8 * b);
+        }
+        w[k] = x;
+    }
+}
+
+template <bool kFast>
+__device__ __forceinline__ void store_block(uint8_t* p, int64_t pos, uint64_t len, const uint32_t w[4]) {
+    if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
+        *reinterpret_cast<uint4*>(p + pos) = make_uint4(w[0], w[1], w[2], w[3]);
+        return;
+    }
+    for (int k = 0; k < 4; ++k)
+        for (int b = 0; b < 4; ++b) {
+            int64_t q = pos + 4 * k + b;
+            if (q >= 0 && (uint64_t)q < len) p[q] = (uint8_t)(w[k] >> (8 * b));
+        }
+}
+
+__device__ __forceinline__ uint64_t global_warp() {
+    return ((uint64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+}
+__device__ __forceinline__ uint64_t total_warps() { return ((uint64_t)gridDim.x * blockDim.x) >> 5; }
+
+// ---------------------------------------------------------------- ECB
+
+template <bool kTable, bool kDecrypt, bool kFast>
+__global__ void __launch_bounds__(kThreads) k_ecb(DevAesKey k, DevAesTables t, const uint8_t* in,
+                                                   uint8_t* out, uint64_t nblocks) {
+    extern __shared__ uint32_t sm[];
+    Cipher<kTable, kDecrypt> c(sm, k, t);
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint64_t len = nblocks * 16;
+    const uint64_t ntiles = (nblocks + kTile - 1) / kTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        uint32_t s[128];
+        const uint64_t base = tile * kTile + lane;
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[4];
+            load_block<kFast>(in, (int64_t)(16 * (base + 32 * j)), len, w);
+            s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
+        }
+        c.run(s);
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[4] = {s[j], s[32 + j], s[64 + j], s[96 + j]};
+            store_block<kFast>(out, (int64_t)(16 * (base + 32 * j)), len, w);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- CTR
+
+struct Ctr {
+    uint32_t w[4];  // the counter block as big-endian words, w[0] most significant
+};
+
+template <bool kTable, bool kFast, bool kInc32>
+__global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, Ctr ctr0, uint64_t first,
+                                                   uint32_t shift, const uint8_t* in, uint8_t* out,
+                                                   uint64_t len) {
+    extern __shared__ uint32_t sm[];
+    Cipher<kTable, false> c(sm, k, t);
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint64_t nks = (len + shift + 15) / 16;  // keystream blocks
+    const uint64_t ntiles = (nks + kTile - 1) / kTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        uint32_t s[128];
+        const uint64_t base = tile * kTile + lane;
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            const uint64_t add = first + base + 32 * j;
+            uint32_t w0 = ctr0.w[0], w1 = ctr0.w[1], w2 = ctr0.w[2], w3 = ctr0.w[3];
+            if (kInc32) {
+                w3 += (uint32_t)add;
+            } else {
+                // 128-bit big-endian add of a 64-bit value, with carries
+                uint64_t lo = ((uint64_t)w2 << 32) | w3;
+                uint64_t nlo = lo + add;
+                uint64_t hi = ((uint64_t)w0 << 32) | w1;
+                hi += (nlo < lo) ? 1u : 0u;
+                w0 = (uint32_t)(hi >> 32); w1 = (uint32_t)hi; w2 = (uint32_t)(nlo >> 32); w3 = (uint32_t)nlo;
+            }
+            s[j] = __byte_perm(w0, 0, 0x0123);
+            s[32 + j] = __byte_perm(w1, 0, 0x0123);
+            s[64 + j] = __byte_perm(w2, 0, 0x0123);
+            s[96 + j] = __byte_perm(w3, 0, 0x0123);
+        }
+        c.run(s);
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            const int64_t pos = (int64_t)(16 * (base + 32 * j)) - (int64_t)shift;
+            uint32_t d[4];
+            load_block<kFast>(in, pos, len, d);
+            d[0] ^= s[j]; d[1] ^= s[32 + j]; d[2] ^= s[64 + j]; d[3] ^= s[96 + j];
+            store_block<kFast>(out, pos, len, d);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- CBC decryption
+
+// chain[tile] = the ciphertext block before the tile's first block (iv for tile 0).
+__global__ void k_cbc_gather(uint4 iv, const uint8_t* in, uint8_t* chain, uint64_t ntiles) {
+    uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= ntiles) return;
+    uint32_t w[4];
+    if (t == 0) {
+        w[0] = iv.x; w[1] = iv.y; w[2] = iv.z; w[3] = iv.w;
+    } else {
+        load_block<false>(in, (int64_t)(16 * (t * kTile - 1)), 16 * t * kTile, w);
+    }
+    store_block<false>(chain, (int64_t)(16 * t), 16 * ntiles, w);
+}
+
+template <bool kTable, bool kFast>
+__global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables t, const uint8_t* in,
+                                                       uint8_t* out, uint64_t nblocks, const uint8_t* chain) {
+    extern __shared__ uint32_t sm[];
+    Cipher<kTable, true> c(sm, k, t);
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint64_t len = nblocks * 16;
+    const uint64_t ntiles = (nblocks + kTile - 1) / kTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        uint32_t s[128];
+        const uint64_t base = tile * kTile + lane;
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[4];
+            load_block<kFast>(in, (int64_t)(16 * (base + 32 * j)), len, w);
+            s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
+        }
+        c.run(s);
+        // The previous ciphertext block of block (j, lane) is held by lane - 1 at
+        // the same j, or by lane 31 at j - 1; each lane re-reads only its own
+        // blocks (not yet overwritten, even in place) and passes them on.
+        uint32_t carry[4];
+        load_block<false>(chain, (int64_t)(16 * tile), 16 * ntiles, carry);
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            const int64_t pos = (int64_t)(16 * (base + 32 * j));
+            uint32_t cw[4], pw[4];
+            load_block<kFast>(in, pos, len, cw);
+#pragma unroll
+            for (int q = 0; q < 4; ++q) {
+                uint32_t up = __shfl_up_sync(0xffffffffu, cw[q], 1);
+                uint32_t last = __shfl_sync(0xffffffffu, cw[q], 31);
+                pw[q] = lane == 0 ? carry[q] : up;
+                carry[q] = last;
+            }
+            uint32_t d[4] = {s[j] ^ pw[0], s[32 + j] ^ pw[1], s[64 + j] ^ pw[2], s[96 + j] ^ pw[3]};
+            store_block<kFast>(out, pos, len, d);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- XTS
+
+// GF(2^128) of XTS: 128-bit little-endian integer in four little-endian words.
+__device__ __forceinline__ void xts_double(uint32_t t[4]) {
+    uint32_t c = (uint32_t)((int32_t)t[3] >> 31) & 0x87u;
+    t[3] = (t[3] << 1) | (t[2] >> 31);
+    t[2] = (t[2] << 1) | (t[1] >> 31);
+    t[1] = (t[1] << 1) | (t[0] >> 31);
+    t[0] = (t[0] << 1) ^ c;
+}
+// t * alpha^32
+__device__ __forceinline__ void xts_mul_alpha32(uint32_t t[4]) {
+    uint32_t top = t[3];
+    uint32_t red = top ^ (top << 1) ^ (top << 2) ^ (top << 7);
+    uint32_t red_hi = (top >> 31) ^ (top >> 30) ^ (top >> 25);
+    t[3] = t[2]; t[2] = t[1]; t[1] = t[0] ^ red_hi; t[0] = red;
+}
+// t = t * p with p public (its bits steer branches; t stays secret and every
+// step on it is the same whatever t is).
+__device__ void xts_mul_public(uint32_t t[4], const uint32_t* p) {
+    uint32_t z[4] = {0, 0, 0, 0};
+    for (int i = 0; i < 128; ++i) {
+        if ((p[i >> 5] >> (i & 31)) & 1u) {
+            z[0] ^= t[0]; z[1] ^= t[1]; z[2] ^= t[2]; z[3] ^= t[3];
+        }
+        xts_double(t);
+    }
+    t[0] = z[0]; t[1] = z[1]; t[2] = z[2]; t[3] = z[3];
+}
+
+// tweaks[u] = tweak0 + u (128-bit little-endian add); encrypted in place afterwards.
+__global__ void k_xts_tweak_inputs(uint4 tw0, uint8_t* tweaks, uint64_t nunits) {
+    uint64_t u = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (u >= nunits) return;
+    uint64_t lo = ((uint64_t)tw0.y << 32) | tw0.x;
+    uint64_t hi = ((uint64_t)tw0.w << 32) | tw0.z;
+    uint64_t nlo = lo + u;
+    hi += nlo < lo ? 1u : 0u;
+    reinterpret_cast<uint4*>(tweaks)[u] = make_uint4((uint32_t)nlo, (uint32_t)(nlo >> 32), (uint32_t)hi, (uint32_t)(hi >> 32));
+}
+
+// Thread (u, c): blocks 32c .. 32c+31 of unit u (those below the unit's count).
+template <bool kTable, bool kDecrypt, bool kFast>
+__global__ void __launch_bounds__(kThreads) k_xts(DevAesKey k, DevAesTables t, const uint8_t* in, uint8_t* out,
+                                                   uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks,
+                                                   uint64_t last_blocks, const uint8_t* tweaks,
+                                                   const uint32_t* alpha) {
+    extern __shared__ uint32_t sm[];
+    Cipher<kTable, kDecrypt> c(sm, k, t);
+    __syncthreads();
+    const uint64_t per_unit = (full_blocks + 31) / 32;
+    const uint64_t nthreads = per_unit * nunits;
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t id = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; id < nthreads; id += stride) {
+        const uint64_t u = id / per_unit;
+        const uint64_t cidx = id % per_unit;
+        const uint64_t nb = u + 1 == nunits ? last_blocks : full_blocks;
+        const uint64_t b0 = 32 * cidx;
+        const uint64_t cnt = b0 >= nb ? 0 : (nb - b0 < 32 ? nb - b0 : 32);
+        const uint8_t* src = in + u * unit_bytes + 16 * b0;
+        uint8_t* dst = out + u * unit_bytes + 16 * b0;
+        // start tweak: T_u * alpha^(32 c)
+        uint32_t t0[4];
+        load_block<false>(tweaks, (int64_t)(16 * u), 16 * nunits, t0);
+        uint64_t q = cidx;
+        if (q < 8) {
+            for (uint64_t i = 0; i < q; ++i) xts_mul_alpha32(t0);
+        } else {
+            for (int level = 0; level < 3 && q != 0; ++level, q >>= 10) {
+                uint32_t d = (uint32_t)(q & 1023u);
+                if (d) xts_mul_public(t0, alpha + 4 * (1024 * level + d));
+            }
+        }
+        uint32_t s[128];
+        uint32_t tw[4] = {t0[0], t0[1], t0[2], t0[3]};
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[4];
+            load_block<kFast>(src, 16 * j, 16 * cnt, w);
+            s[j] = w[0] ^ tw[0]; s[32 + j] = w[1] ^ tw[1]; s[64 + j] = w[2] ^ tw[2]; s[96 + j] = w[3] ^ tw[3];
+            xts_double(tw);
+        }
+        c.run(s);
+        tw[0] = t0[0]; tw[1] = t0[1]; tw[2] = t0[2]; tw[3] = t0[3];
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[4] = {s[j] ^ tw[0], s[32 + j] ^ tw[1], s[64 + j] ^ tw[2], s[96 + j] ^ tw[3]};
+            store_block<kFast>(dst, 16 * j, 16 * cnt, w);
+            xts_double(tw);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- launch helpers
+
+int grid_for_tiles(uint64_t ntiles, const LaunchShape& sh, int per_sm) {
+    uint64_t blocks = (ntiles + (kThreads / 32) - 1) / (kThreads / 32);
+    uint64_t cap = (uint64_t)sh.sms * per_sm;
+    if (blocks > cap) blocks = cap;
+    return blocks == 0 ? 1 : (int)blocks;
+}
+
+bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
+
+}  // namespace
+
+// Blocks resident per SM that the grids aim for (registers limit the bitsliced
+// kernels to about 2 blocks of 128 threads; the table kernels to a few more).
+static constexpr int kBlocksPerSm = 8;
+
+#define BC_SMEM(table, dec) (sizeof(uint32_t) * smem_words(table, dec))
+
+cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& k, const DevAesTables& t,
+                       const uint8_t* in, uint8_t* out, uint64_t nblocks, const LaunchShape& sh,
+                       cudaStream_t s) {
+    if (nblocks == 0) return cudaSuccess;
+    const bool fast = aligned16(in) && aligned16(out);
+    const int grid = grid_for_tiles((nblocks + kTile - 1) / kTile, sh, kBlocksPerSm);
+    const bool tab = impl == AesImpl::Table;
+    const size_t sm = BC_SMEM(tab, !encrypt);
+#define BC_ECB(T, D, F) k_ecb<T, D, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks)
+    if (tab) {
+        if (encrypt) { if (fast) BC_ECB(true, false, true); else BC_ECB(true, false, false); }
+        else { if (fast) BC_ECB(true, true, true); else BC_ECB(true, true, false); }
+    } else {
+        if (encrypt) { if (fast) BC_ECB(false, false, true); else BC_ECB(false, false, false); }
+        else { if (fast) BC_ECB(false, true, true); else BC_ECB(false, true, false); }
+    }
+#undef BC_ECB
+    return cudaGetLastError();
+}
+
+cudaError_t launch_ctr(AesImpl impl, const DevAesKey& k, const DevAesTables& t, const uint8_t ctr0[16],
+                       uint64_t first, unsigned shift, bool inc32, const uint8_t* in, uint8_t* out,
+                       uint64_t len, const LaunchShape& sh, cudaStream_t s) {
+    if (len == 0) return cudaSuccess;
+    Ctr c;
+    for (int i = 0; i < 4; ++i) c.w[i] = bc_load_be32(ctr0 + 4 * i);
+    const bool fast = shift == 0 && aligned16(in) && aligned16(out);
+    const uint64_t nks = (len + shift + 15) / 16;
+    const int grid = grid_for_tiles((nks + kTile - 1) / kTile, sh, kBlocksPerSm);
+    const bool tab = impl == AesImpl::Table;
+    const size_t sm = BC_SMEM(tab, false);
+#define BC_CTR(T, F, I) k_ctr<T, F, I><<<grid, kThreads, sm, s>>>(k, t, c, first, shift, in, out, len)
+    if (tab) {
+        if (inc32) { if (fast) BC_CTR(true, true, true); else BC_CTR(true, false, true); }
+        else { if (fast) BC_CTR(true, true, false); else BC_CTR(true, false, false); }
+    } else {
+        if (inc32) { if (fast) BC_CTR(false, true, true); else BC_CTR(false, false, true); }
+        else { if (fast) BC_CTR(false, true, false); else BC_CTR(false, false, false); }
+    }
+#undef BC_CTR
+    return cudaGetLastError();
+}
+
+size_t cbc_dec_scratch_bytes(uint64_t nblocks) { return 16 * ((nblocks + kTile - 1) / kTile) + 16; }
+
+cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& k, const DevAesTables& t, const uint8_t iv[16],
+                               const uint8_t* in, uint8_t* out, uint64_t nblocks, void* scratch,
+                               const LaunchShape& sh, cudaStream_t s) {
+    if (nblocks == 0) return cudaSuccess;
+    const uint64_t ntiles = (nblocks + kTile - 1) / kTile;
+    uint4 v = make_uint4(bc_load_le32(iv), bc_load_le32(iv + 4), bc_load_le32(iv + 8), bc_load_le32(iv + 12));
+    uint8_t* chain = static_cast<uint8_t*>(scratch);
+    k_cbc_gather<<<(unsigned)((ntiles + 255) / 256), 256, 0, s>>>(v, in, chain, ntiles);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    const bool fast = aligned16(in) && aligned16(out);
+    const int grid = grid_for_tiles(ntiles, sh, kBlocksPerSm);
+    const bool tab = impl == AesImpl::Table;
+    const size_t sm = BC_SMEM(tab, true);
+#define BC_CBC(T, F) k_cbc_dec<T, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks, chain)
+    if (tab) { if (fast) BC_CBC(true, true); else BC_CBC(true, false); }
+    else { if (fast) BC_CBC(false, true); else BC_CBC(false, false); }
+#undef BC_CBC
+    return cudaGetLastError();
+}
+
+cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& k1, const DevAesKey& k2,
+                       const DevAesTables& t, const uint8_t tweak0[16], const uint8_t* in, uint8_t* out,
+                       uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks, uint64_t last_blocks,
+                       void* tweaks, const uint32_t* alpha_tables, const LaunchShape& sh, cudaStream_t s) {
+    if (nunits == 0) return cudaSuccess;
+    uint4 tw = make_uint4(bc_load_le32(tweak0), bc_load_le32(tweak0 + 4), bc_load_le32(tweak0 + 8),
+                          bc_load_le32(tweak0 + 12));
+    uint8_t* tws = static_cast<uint8_t*>(tweaks);
+    k_xts_tweak_inputs<<<(unsigned)((nunits + 255) / 256), 256, 0, s>>>(tw, tws, nunits);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    // The tweaks are always encrypted with the constant-time core.
+    e = launch_ecb(AesImpl::Bitsliced, true, k2, t, tws, tws, nunits, sh, s);
+    if (e != cudaSuccess) return e;
+    const uint64_t per_unit = (full_blocks + 31) / 32;
+    if (per_unit == 0) return cudaSuccess;
+    const uint64_t nthreads = per_unit * nunits;
+    uint64_t blocks = (nthreads + kThreads - 1) / kThreads;
+    const uint64_t cap = (uint64_t)sh.sms * kBlocksPerSm;
+    if (blocks > cap) blocks = cap;
+    const bool fast = aligned16(in) && aligned16(out) && unit_bytes % 16 == 0;
+    const bool tab = impl == AesImpl::Table;
+    const size_t sm = BC_SMEM(tab, !encrypt);
+#define BC_XTS(T, D, F) \
+    k_xts<T, D, F><<<(unsigned)blocks, kThreads, sm, s>>>(k1, t, in, out, unit_bytes, nunits, full_blocks, last_blocks, tws, alpha_tables)
+    if (tab) {
+        if (encrypt) { if (fast) BC_XTS(true, false, true); else BC_XTS(true, false, false); }
+        else { if (fast) BC_XTS(true, true, true); else BC_XTS(true, true, false); }
+    } else {
+        if (encrypt) { if (fast) BC_XTS(false, false, true); else BC_XTS(false, false, false); }
+        else { if (fast) BC_XTS(false, true, true); else BC_XTS(false, true, false); }
+    }
+#undef BC_XTS
+    return cudaGetLastError();
+}
+
+size_t xts_alpha_table_bytes() { return 3 * 1024 * 16; }
+
+void xts_build_alpha_tables(void* out) {
+    // alpha^(32 * d * 1024^level) for d < 1024, level < 3; public constants.
+    uint32_t* o = static_cast<uint32_t*>(out);
+    auto dbl = [](uint32_t* t) {
+        uint32_t c = (t[3] >> 31) * 0x87u;
+        t[3] = (t[3] << 1) | (t[2] >> 31);
+        t[2] = (t[2] << 1) | (t[1] >> 31);
+        t[1] = (t[1] << 1) | (t[0] >> 31);
+        t[0] = (t[0] << 1) ^ c;
+    };
+    auto mul = [&](const uint32_t* a, const uint32_t* b, uint32_t* r) {
+        uint32_t z[4] = {0, 0, 0, 0}, t[4] = {a[0], a[1], a[2], a[3]};
+        for (int i = 0; i < 128; ++i) {
+            if ((b[i >> 5] >> (i & 31)) & 1u) for (int q = 0; q < 4; ++q) z[q] ^= t[q];
+            dbl(t);
+        }
+        for (int q = 0; q < 4; ++q) r[q] = z[q];
+    };
+    uint32_t step[4] = {0, 1, 0, 0};  // alpha^32
+    for (int level = 0; level < 3; ++level) {
+        uint32_t* tab = o + 4 * 1024 * level;
+        tab[0] = 1; tab[1] = tab[2] = tab[3] = 0;
+        for (int d = 1; d < 1024; ++d) mul(tab + 4 * (d - 1), step, tab + 4 * d);
+        // next level's step: step^1024 = tab[1023] * step
+        uint32_t next[4];
+        mul(tab + 4 * 1023, step, next);
+        for (int q = 0; q < 4; ++q) step[q] = next[q];
+    }
+}
+
+}  // namespace cuda
+}  // namespace bc

@@ -1,0 +1,612 @@
+#include "backends/cuda/cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "cores/aes/aes_table.h"
+#include "modes/aes_modes.h"
+#include "modes/gcm/gcm.h"
+#include "util/secure.h"
+
+namespace bc {
+namespace cuda {
+
+Status cuda_status(cudaError_t e, const char* what) {
+    if (e == cudaSuccess) return Status::ok();
+    bc_status code = BC_ERR_DEVICE;
+    if (e == cudaErrorMemoryAllocation) code = BC_ERR_OUT_OF_MEMORY;
+    if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver) code = BC_ERR_NO_DEVICE;
+    // Clear a non-sticky error so the next call on this thread starts clean.
+    (void)cudaGetLastError();
+    return Status(code, std::string("CUDA ") + what + ": " + cudaGetErrorString(e));
+}
+
+#define BC_CUDA_TRY(expr, what) BC_TRY(cuda_status((expr), what))
+
+namespace {
+
+constexpr size_t kDefaultStage = size_t(64) << 20;  // bytes per staging slot
+
+// Stream-ordered scratch memory, freed on the stream when it goes out of scope.
+struct Scratch {
+    void* p = nullptr;
+    cudaStream_t s = nullptr;
+    Status alloc(size_t n, cudaStream_t st) {
+        s = st;
+        return cuda_status(cudaMallocAsync(&p, n ? n : 16, st), "cudaMallocAsync (scratch)");
+    }
+    ~Scratch() {
+        if (p) (void)cudaFreeAsync(p, s);
+    }
+};
+
+// ---- XTS helpers on the host (public exponents, secret tweaks) ----
+void xts_dbl(uint8_t t[16]) {
+    uint64_t lo = bc_load_le64(t), hi = bc_load_le64(t + 8);
+    uint64_t c = 0 - (hi >> 63);
+    hi = (hi << 1) | (lo >> 63);
+    lo = (lo << 1) ^ (c & 0x87);
+    bc_store_le64(t, lo);
+    bc_store_le64(t + 8, hi);
+}
+// r = a * p where p is public (branches on p's bits only)
+void xts_mul_pub(const uint8_t a[16], const uint8_t p[16], uint8_t r[16]) {
+    uint8_t z[16] = {0}, t[16];
+    std::memcpy(t, a, 16);
+    for (int i = 0; i < 128; ++i) {
+        if ((p[i / 8] >> (i % 8)) & 1)
+            for (int q = 0; q < 16; ++q) z[q] ^= t[q];
+        xts_dbl(t);
+    }
+    std::memcpy(r, z, 16);
+    secure_wipe(t, 16);
+    secure_wipe(z, 16);
+}
+// alpha^e (public)
+void xts_alpha_pow(uint64_t e, uint8_t out[16]) {
+    uint8_t r[16] = {1}, b[16] = {0};
+    b[0] = 2;  // alpha
+    while (e) {
+        if (e & 1) xts_mul_pub(r, b, r);
+        uint8_t b2[16];
+        xts_mul_pub(b, b, b2);
+        std::memcpy(b, b2, 16);
+        e >>= 1;
+    }
+    std::memcpy(out, r, 16);
+}
+
+const EVP_CIPHER* evp_cbc(size_t key_len) {
+    return key_len == 16 ? EVP_aes_128_cbc() : key_len == 24 ? EVP_aes_192_cbc() : EVP_aes_256_cbc();
+}
+
+bool is_device_pointer(const void* p, int device) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
+}
+
+}  // namespace
+
+CudaAesKey::~CudaAesKey() {
+    if (dev_mem) {
+        int prev = 0;
+        (void)cudaGetDevice(&prev);
+        (void)cudaSetDevice(device);
+        (void)cudaMemset(dev_mem, 0, dev_bytes);
+        (void)cudaDeviceSynchronize();
+        (void)cudaFree(dev_mem);
+        (void)cudaSetDevice(prev);
+        (void)cudaGetLastError();
+    }
+    aes_wipe(&k1);
+    aes_wipe(&k2);
+    secure_wipe_object(h);
+}
+
+CudaBackend::CudaBackend(int device, const ContextOptions& opt) : dev_(device), opt_(opt) {}
+
+CudaBackend::~CudaBackend() {
+    (void)cudaSetDevice(dev_);
+    for (int i = 0; i < kSlots; ++i) {
+        if (streams_[i]) (void)cudaStreamSynchronize(streams_[i]);
+        if (dbuf_[i]) {
+            (void)cudaMemset(dbuf_[i], 0, stage_bytes_);
+            (void)cudaFree(dbuf_[i]);
+        }
+        if (pinned_[i]) {
+            secure_wipe(pinned_[i], stage_bytes_);
+            (void)cudaFreeHost(pinned_[i]);
+        }
+        if (streams_[i]) (void)cudaStreamDestroy(streams_[i]);
+    }
+    if (tables_mem_) (void)cudaFree(tables_mem_);
+    if (alpha_mem_) (void)cudaFree(alpha_mem_);
+    (void)cudaGetLastError();
+}
+
+Status CudaBackend::init() {
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    cudaDeviceProp p;
+    BC_CUDA_TRY(cudaGetDeviceProperties(&p, dev_), "cudaGetDeviceProperties");
+    shape_.sms = p.multiProcessorCount;
+    size_t total = 0;
+    BC_CUDA_TRY(cudaMemGetInfo(&free_mem_, &total), "cudaMemGetInfo");
+    char bus[32] = "?";
+    (void)cudaDeviceGetPCIBusId(bus, sizeof bus, dev_);
+    char line[512];
+    std::snprintf(line, sizeof line, "%s (cuda:%d, sm_%d%d, %d SMs, %.1f GiB, PCI %s, aes=%s)", p.name, dev_,
+                  p.major, p.minor, p.multiProcessorCount, double(total) / double(1u << 30), bus,
+                  opt_.aes_table ? "table" : "bitsliced");
+    name_ = line;
+    // The table variant's tables (public), and the XTS multiplier tables (public).
+    uint32_t te[256], td[256], isb[64];
+    aes_table_words(te, td, isb);
+    BC_CUDA_TRY(cudaMalloc(&tables_mem_, sizeof te + sizeof td + sizeof isb), "cudaMalloc (tables)");
+    uint8_t* tm = static_cast<uint8_t*>(tables_mem_);
+    BC_CUDA_TRY(cudaMemcpy(tm, te, sizeof te, cudaMemcpyHostToDevice), "cudaMemcpy (tables)");
+    BC_CUDA_TRY(cudaMemcpy(tm + sizeof te, td, sizeof td, cudaMemcpyHostToDevice), "cudaMemcpy (tables)");
+    BC_CUDA_TRY(cudaMemcpy(tm + sizeof te + sizeof td, isb, sizeof isb, cudaMemcpyHostToDevice), "cudaMemcpy (tables)");
+    tables_.te = reinterpret_cast<const uint32_t*>(tm);
+    tables_.td = reinterpret_cast<const uint32_t*>(tm + sizeof te);
+    tables_.isb = reinterpret_cast<const uint32_t*>(tm + sizeof te + sizeof td);
+    std::vector<uint8_t> alpha(xts_alpha_table_bytes());
+    xts_build_alpha_tables(alpha.data());
+    BC_CUDA_TRY(cudaMalloc(&alpha_mem_, alpha.size()), "cudaMalloc (xts tables)");
+    BC_CUDA_TRY(cudaMemcpy(alpha_mem_, alpha.data(), alpha.size(), cudaMemcpyHostToDevice), "cudaMemcpy (xts tables)");
+    for (int i = 0; i < kSlots; ++i)
+        BC_CUDA_TRY(cudaStreamCreateWithFlags(&streams_[i], cudaStreamNonBlocking), "cudaStreamCreate");
+    return Status::ok();
+}
+
+Status CudaBackend::staging(size_t need) {
+    if (need <= stage_bytes_) return Status::ok();
+    for (int i = 0; i < kSlots; ++i) {
+        if (dbuf_[i]) (void)cudaFree(dbuf_[i]);
+        if (pinned_[i]) (void)cudaFreeHost(pinned_[i]);
+        dbuf_[i] = nullptr;
+        pinned_[i] = nullptr;
+    }
+    stage_bytes_ = 0;
+    for (int i = 0; i < kSlots; ++i) {
+        BC_CUDA_TRY(cudaMalloc(reinterpret_cast<void**>(&dbuf_[i]), need), "cudaMalloc (staging)");
+        BC_CUDA_TRY(cudaMallocHost(reinterpret_cast<void**>(&pinned_[i]), need), "cudaMallocHost (staging)");
+    }
+    stage_bytes_ = need;
+    return Status::ok();
+}
+
+bool CudaBackend::supports(const Algorithm& alg) const {
+    if (alg.cipher != Cipher::AES) return false;
+    switch (alg.mode) {
+    case Mode::ECB: case Mode::CBC: case Mode::CTR: case Mode::XTS: case Mode::GCM: return true;
+    default: return false;
+    }
+}
+
+Status CudaBackend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) {
+    if (!key.alg || !supports(*key.alg))
+        return Status(BC_ERR_NOT_SUPPORTED, std::string("the CUDA backend has no kernels for ") +
+                                                (key.alg ? key.alg->name : "this algorithm") + " yet");
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    auto k = std::make_unique<CudaAesKey>();
+    k->device = dev_;
+    k->alg = key.alg;
+    const bool xts = key.alg->mode == Mode::XTS;
+    const size_t half = xts ? key.raw.size() / 2 : key.raw.size();
+    if (!aes_expand_key(key.raw.data(), half, &k->k1) ||
+        (xts && !aes_expand_key(key.raw.data() + half, half, &k->k2)))
+        return Status(BC_ERR_KEY_SIZE, "AES key length must be 16, 24 or 32 bytes (per XTS half)");
+    // Device blob: per key masks (15*128 words), le_enc (60), le_dec (60).
+    const size_t per_key = (15 * 128 + 120) * 4;
+    const bool gcm = key.alg->mode == Mode::GCM;
+    const size_t gbytes = gcm ? ghash_table_bytes() : 0;
+    const size_t total = per_key * (xts ? 2 : 1) + gbytes;
+    std::vector<uint8_t> blob(total, 0);
+    auto put_key = [&](const AesKeySchedule& s, size_t at, DevAesKey* d, uint8_t* base) {
+        const int words = 4 * (s.rounds + 1);
+        std::memcpy(blob.data() + at, s.bs, 128 * 4 * (s.rounds + 1));
+        uint32_t le[60];
+        bc_aes_table_le_keys(s.enc, words, le);
+        std::memcpy(blob.data() + at + 15 * 128 * 4, le, 4 * words);
+        bc_aes_table_le_keys(s.dec, words, le);
+        std::memcpy(blob.data() + at + 15 * 128 * 4 + 240, le, 4 * words);
+        secure_wipe(le, sizeof le);
+        d->bs = reinterpret_cast<const uint32_t*>(base + at);
+        d->le_enc = reinterpret_cast<const uint32_t*>(base + at + 15 * 128 * 4);
+        d->le_dec = reinterpret_cast<const uint32_t*>(base + at + 15 * 128 * 4 + 240);
+        d->rounds = s.rounds;
+    };
+    cudaError_t e = cudaMalloc(&k->dev_mem, total);
+    if (e != cudaSuccess) {
+        k->dev_mem = nullptr;
+        return cuda_status(e, "cudaMalloc (key schedule)");
+    }
+    k->dev_bytes = total;
+    uint8_t* base = static_cast<uint8_t*>(k->dev_mem);
+    put_key(k->k1, 0, &k->d1, base);
+    if (xts) put_key(k->k2, per_key, &k->d2, base);
+    if (gcm) {
+        uint8_t zero[16] = {0}, h[16];
+        aes_encrypt_blocks(k->k1, zero, h, 1);
+        k->h = bc_gf128_load(h);
+        ghash_build_tables(h, blob.data() + per_key);
+        k->ghash_tables = base + per_key;
+        secure_wipe(h, sizeof h);
+    }
+    e = cudaMemcpy(k->dev_mem, blob.data(), total, cudaMemcpyHostToDevice);
+    secure_wipe(blob.data(), blob.size());
+    BC_TRY(cuda_status(e, "cudaMemcpy (key schedule)"));
+    *out = std::move(k);
+    return Status::ok();
+}
+
+// ---------------------------------------------------------------- device-side work
+
+Status CudaBackend::xts_tail(const CudaAesKey& k, bool enc, const uint8_t tweak_unit[16], uint64_t first_block,
+                             const uint8_t* in, uint8_t* out, size_t len, bool device_mem, cudaStream_t s) {
+    // len = 16 + r bytes: the last full block of a unit and its partial tail.
+    uint8_t buf[32], res[32];
+    if (device_mem) {
+        BC_CUDA_TRY(cudaMemcpyAsync(buf, in, len, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (xts tail)");
+        BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts tail)");
+    } else {
+        std::memcpy(buf, in, len);
+    }
+    const size_t r = len - 16;
+    uint8_t t[16], a[16], t1[16], t2[16];
+    aes_encrypt_blocks(k.k2, tweak_unit, t, 1);
+    xts_alpha_pow(first_block, a);
+    xts_mul_pub(t, a, t1);         // tweak of block m-1
+    std::memcpy(t2, t1, 16);
+    xts_dbl(t2);                   // tweak of block m
+    const uint8_t* tf = enc ? t1 : t2;
+    const uint8_t* ts = enc ? t2 : t1;
+    uint8_t cc[16], pp[16];
+    for (int i = 0; i < 16; ++i) cc[i] = buf[i] ^ tf[i];
+    if (enc) aes_encrypt_blocks(k.k1, cc, cc, 1); else aes_decrypt_blocks(k.k1, cc, cc, 1);
+    for (int i = 0; i < 16; ++i) cc[i] ^= tf[i];
+    std::memcpy(pp, buf + 16, r);
+    std::memcpy(pp + r, cc + r, 16 - r);
+    for (int i = 0; i < 16; ++i) pp[i] ^= ts[i];
+    if (enc) aes_encrypt_blocks(k.k1, pp, pp, 1); else aes_decrypt_blocks(k.k1, pp, pp, 1);
+    for (int i = 0; i < 16; ++i) pp[i] ^= ts[i];
+    std::memcpy(res, pp, 16);
+    std::memcpy(res + 16, cc, r);
+    Status st;
+    if (device_mem) {
+        st = cuda_status(cudaMemcpyAsync(out, res, len, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (xts tail)");
+        if (st) st = cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts tail)");
+    } else {
+        std::memcpy(out, res, len);
+    }
+    secure_wipe(buf, sizeof buf); secure_wipe(res, sizeof res); secure_wipe(t, 16); secure_wipe(t1, 16);
+    secure_wipe(t2, 16); secure_wipe(cc, 16); secure_wipe(pp, 16);
+    return st;
+}
+
+Status CudaBackend::aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const uint8_t* iv, uint64_t offset,
+                                  uint64_t data_unit, const uint8_t* in, uint8_t* out, size_t len,
+                                  cudaStream_t s) {
+    const bool enc = dir == Dir::Encrypt;
+    switch (mode) {
+    case Mode::ECB:
+        return cuda_status(launch_ecb(impl(), enc, k.d1, tables_, in, out, len / 16, shape_, s), "ECB kernel launch");
+    case Mode::CTR:
+        return cuda_status(launch_ctr(impl(), k.d1, tables_, iv, offset / 16, unsigned(offset % 16), false, in, out,
+                                      len, shape_, s),
+                           "CTR kernel launch");
+    case Mode::CBC: {
+        if (enc) return Status(BC_ERR_INTERNAL, "CBC encryption does not run on device buffers");
+        Scratch sc;
+        BC_TRY(sc.alloc(cbc_dec_scratch_bytes(len / 16), s));
+        return cuda_status(launch_cbc_decrypt(impl(), k.d1, tables_, iv, in, out, len / 16, sc.p, shape_, s),
+                           "CBC kernel launch");
+    }
+    case Mode::XTS: {
+        if (len == 0) return Status::ok();
+        const uint64_t unit = data_unit ? data_unit : len;
+        const uint64_t nunits = (len + unit - 1) / unit;
+        const uint64_t last_len = len - (nunits - 1) * unit;
+        if (last_len < 16) return Status(BC_ERR_INPUT_LENGTH, "XTS data unit under 16 bytes");
+        if (unit % 16 != 0) {
+            // Every unit steals: run the portable core on the host (rare: sector sizes are whole blocks).
+            std::vector<uint8_t> h(len);
+            BC_CUDA_TRY(cudaMemcpyAsync(h.data(), in, len, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (xts)");
+            BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts)");
+            for (uint64_t u = 0; u < nunits; ++u) {
+                uint8_t tw[16];
+                std::memcpy(tw, iv, 16);
+                add_le128(tw, u);
+                size_t l = size_t(std::min<uint64_t>(unit, len - u * unit));
+                aes_xts_unit(k.k1, k.k2, enc, tw, h.data() + u * unit, h.data() + u * unit, l);
+            }
+            Status st = cuda_status(cudaMemcpyAsync(out, h.data(), len, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (xts)");
+            if (st) st = cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts)");
+            secure_wipe(h.data(), h.size());
+            return st;
+        }
+        const uint64_t full = unit / 16;
+        const uint64_t lm = last_len / 16, lr = last_len % 16;
+        const uint64_t last_blocks = lr ? lm - 1 : lm;
+        Scratch sc;
+        BC_TRY(sc.alloc(16 * nunits, s));
+        BC_CUDA_TRY(launch_xts(impl(), enc, k.d1, k.d2, tables_, iv, in, out, unit, nunits, full, last_blocks, sc.p,
+                               static_cast<const uint32_t*>(alpha_mem_), shape_, s),
+                    "XTS kernel launch");
+        if (lr) {
+            uint8_t tw[16];
+            std::memcpy(tw, iv, 16);
+            add_le128(tw, nunits - 1);
+            const uint64_t at = (nunits - 1) * unit + 16 * (lm - 1);
+            BC_TRY(xts_tail(k, enc, tw, lm - 1, in + at, out + at, size_t(16 + lr), true, s));
+        }
+        return Status::ok();
+    }
+    default:
+        return Status(BC_ERR_NOT_SUPPORTED, "not an AES raw mode");
+    }
+}
+
+Status CudaBackend::ghash_on_device(const CudaAesKey& k, const uint8_t* data, size_t len, cudaStream_t s,
+                                    uint8_t partial[16]) {
+    Scratch sc;
+    BC_TRY(sc.alloc(ghash_scratch_bytes(len) + 16, s));
+    uint8_t* res = static_cast<uint8_t*>(sc.p) + ghash_scratch_bytes(len);
+    BC_CUDA_TRY(launch_ghash(k.ghash_tables, data, len, sc.p, res, shape_, s), "GHASH kernel launch");
+    uint8_t r[16];
+    BC_CUDA_TRY(cudaMemcpyAsync(r, res, 16, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (GHASH)");
+    BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (GHASH)");
+    // R = sum X_i H^(n-i); the partial of backend.h is R * H^2.
+    bc_gf128 v = bc_gf128_mul(bc_gf128_mul(bc_gf128_load(r), k.h), k.h);
+    bc_gf128_store(partial, v);
+    secure_wipe(r, sizeof r);
+    secure_wipe_object(v);
+    return Status::ok();
+}
+
+Status CudaBackend::gcm_on_device(const CudaAesKey& k, Dir dir, const uint8_t ctr[16], const uint8_t* in,
+                                  uint8_t* out, size_t len, cudaStream_t s, uint8_t partial[16]) {
+    // The MAC covers the ciphertext: the input when decrypting (hashed before an
+    // in-place decryption overwrites it), the output when encrypting.
+    if (dir == Dir::Decrypt) BC_TRY(ghash_on_device(k, in, len, s, partial));
+    BC_CUDA_TRY(launch_ctr(impl(), k.d1, tables_, ctr, 0, 0, true, in, out, len, shape_, s), "GCM CTR kernel launch");
+    if (dir == Dir::Encrypt) BC_TRY(ghash_on_device(k, out, len, s, partial));
+    return Status::ok();
+}
+
+// ---------------------------------------------------------------- entry points
+
+Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) {
+    if (!key.alg || key.alg->cipher != Cipher::AES) {
+        // Stream ciphers (Mode::Stream) get their kernels in stream_*.cu; until then:
+        return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this algorithm yet");
+    }
+    const auto& k = static_cast<const CudaAesKey&>(bkey);
+    const Mode mode = key.alg->mode;
+    switch (mode) {
+    case Mode::ECB: case Mode::CBC: case Mode::CTR: case Mode::XTS: break;
+    default: return Status(BC_ERR_NOT_SUPPORTED, "not a raw AES mode");
+    }
+    if (op.len == 0) return Status::ok();
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    const bool dev_mem = op.memory == BC_MEMORY_DEVICE;
+    if (dev_mem && (!is_device_pointer(op.in, dev_) || !is_device_pointer(op.out, dev_)))
+        return Status(BC_ERR_INVALID_ARGUMENT, "BC_MEMORY_DEVICE buffers must be device memory of " + name_);
+
+    // CBC encryption is serial: libcrypto (AES-NI, constant time) on the host.
+    if (mode == Mode::CBC && op.dir == Dir::Encrypt) {
+        cudaStream_t s = static_cast<cudaStream_t>(op.stream);
+        std::vector<uint8_t> tmp;
+        const uint8_t* src = op.in;
+        uint8_t* dst = op.out;
+        if (dev_mem) {
+            tmp.resize(op.len);
+            BC_CUDA_TRY(cudaMemcpyAsync(tmp.data(), op.in, op.len, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (CBC)");
+            BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (CBC)");
+            src = dst = tmp.data();
+        }
+        EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
+        int l = 0;
+        bool ok = c && EVP_EncryptInit_ex(c, evp_cbc(key.raw.size()), nullptr, key.raw.data(), op.iv) == 1 &&
+                  EVP_CIPHER_CTX_set_padding(c, 0) == 1;
+        for (size_t done = 0; ok && done < op.len;) {
+            size_t n = std::min<size_t>(op.len - done, size_t(1) << 30);
+            ok = EVP_EncryptUpdate(c, dst + done, &l, src + done, int(n)) == 1;
+            done += n;
+        }
+        EVP_CIPHER_CTX_free(c);
+        Status st = ok ? Status::ok() : Status(BC_ERR_INTERNAL, "libcrypto AES-CBC failed");
+        if (dev_mem) {
+            if (st) st = cuda_status(cudaMemcpyAsync(op.out, tmp.data(), op.len, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (CBC)");
+            if (st) st = cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (CBC)");
+            secure_wipe(tmp.data(), tmp.size());
+        }
+        return st;
+    }
+
+    if (dev_mem) {
+        cudaStream_t s = static_cast<cudaStream_t>(op.stream);
+        BC_TRY(aes_on_device(k, mode, op.dir, op.iv, op.offset, op.data_unit, op.in, op.out, op.len, s));
+        return cuda_status(cudaStreamSynchronize(s), "kernel execution");
+    }
+
+    // Host memory: staged through pinned buffers, two chunks in flight.
+    std::lock_guard<std::mutex> lock(staging_mu_);
+    size_t chunk = opt_.chunk ? opt_.chunk : kDefaultStage;
+    chunk = std::max<size_t>(chunk & ~size_t(15), 16);
+    if (mode == Mode::XTS) {
+        const uint64_t unit = op.data_unit ? op.data_unit : op.len;
+        chunk = unit >= chunk ? size_t(unit) : size_t(chunk / unit * unit);
+    }
+    chunk = std::min(chunk, op.len);
+    BC_TRY(staging(chunk));
+    struct Pending { size_t off = 0, len = 0; bool busy = false; };
+    Pending pend[kSlots];
+    uint8_t chain[16];
+    if (mode == Mode::CBC) std::memcpy(chain, op.iv, 16);
+    Status st;
+    size_t used = 0;
+    auto drain = [&](int slot) -> Status {
+        if (!pend[slot].busy) return Status::ok();
+        pend[slot].busy = false;
+        BC_CUDA_TRY(cudaStreamSynchronize(streams_[slot]), "kernel execution");
+        std::memcpy(op.out + pend[slot].off, pinned_[slot], pend[slot].len);
+        return Status::ok();
+    };
+    size_t idx = 0;
+    for (size_t off = 0; off < op.len && st; off += chunk, ++idx) {
+        const int slot = int(idx % kSlots);
+        const size_t n = std::min(chunk, op.len - off);
+        st = drain(slot);
+        if (!st) break;
+        cudaStream_t s = streams_[slot];
+        std::memcpy(pinned_[slot], op.in + off, n);
+        used = std::max(used, n);
+        uint8_t iv[16];
+        uint64_t offset = op.offset;
+        if (mode == Mode::CBC) {
+            std::memcpy(iv, chain, 16);
+            std::memcpy(chain, op.in + off + n - 16, 16);  // before any output lands there
+        } else if (mode == Mode::XTS) {
+            std::memcpy(iv, op.iv, 16);
+            add_le128(iv, off / (op.data_unit ? op.data_unit : op.len));
+        } else if (op.iv) {
+            std::memcpy(iv, op.iv, 16);
+            offset = op.offset + off;
+        }
+        st = cuda_status(cudaMemcpyAsync(dbuf_[slot], pinned_[slot], n, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (upload)");
+        if (st) st = aes_on_device(k, mode, op.dir, iv, offset, op.data_unit, dbuf_[slot], dbuf_[slot], n, s);
+        if (st) st = cuda_status(cudaMemcpyAsync(pinned_[slot], dbuf_[slot], n, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (download)");
+        if (st) pend[slot] = Pending{off, n, true};
+    }
+    for (int i = 0; i < kSlots; ++i) {
+        Status d = st ? drain(i) : Status::ok();
+        if (!st) (void)cudaStreamSynchronize(streams_[i]);
+        if (st && !d) st = d;
+    }
+    for (int i = 0; i < kSlots; ++i) {
+        secure_wipe(pinned_[i], used);
+        (void)cudaMemsetAsync(dbuf_[i], 0, used, streams_[i]);
+        (void)cudaStreamSynchronize(streams_[i]);
+    }
+    secure_wipe(chain, sizeof chain);
+    return st;
+}
+
+Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
+    if (!key.alg || key.alg->mode != Mode::GCM)
+        return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this AEAD yet");
+    const auto& k = static_cast<const CudaAesKey&>(bkey);
+    std::memset(op.partial, 0, sizeof op.partial);
+    if (op.len == 0) return Status::ok();
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    if (op.memory == BC_MEMORY_DEVICE) {
+        if (!is_device_pointer(op.in, dev_) || !is_device_pointer(op.out, dev_))
+            return Status(BC_ERR_INVALID_ARGUMENT, "BC_MEMORY_DEVICE buffers must be device memory of " + name_);
+        cudaStream_t s = static_cast<cudaStream_t>(op.stream);
+        BC_TRY(gcm_on_device(k, op.dir, op.ctr, op.in, op.out, op.len, s, op.partial));
+        return cuda_status(cudaStreamSynchronize(s), "kernel execution");
+    }
+    std::lock_guard<std::mutex> lock(staging_mu_);
+    size_t chunk = opt_.chunk ? opt_.chunk : kDefaultStage;
+    chunk = std::min(std::max<size_t>(chunk & ~size_t(15), 16), op.len);
+    BC_TRY(staging(chunk));
+    bc_gf128 acc = {0, 0};
+    Status st;
+    for (size_t off = 0; off < op.len && st; off += chunk) {
+        const size_t n = std::min(chunk, op.len - off);
+        cudaStream_t s = streams_[0];
+        std::memcpy(pinned_[0], op.in + off, n);
+        uint8_t ctr[16], part[16];
+        std::memcpy(ctr, op.ctr, 16);
+        gcm_inc32(ctr, off / 16);
+        st = cuda_status(cudaMemcpyAsync(dbuf_[0], pinned_[0], n, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (upload)");
+        if (st) st = gcm_on_device(k, op.dir, ctr, dbuf_[0], dbuf_[0], n, s, part);
+        if (st) st = cuda_status(cudaMemcpyAsync(pinned_[0], dbuf_[0], n, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (download)");
+        if (st) st = cuda_status(cudaStreamSynchronize(s), "kernel execution");
+        if (st) {
+            std::memcpy(op.out + off, pinned_[0], n);
+            acc = ghash_fold(acc, bc_gf128_load(part), (n + 15) / 16, k.h);
+        }
+        secure_wipe(part, sizeof part);
+    }
+    secure_wipe(pinned_[0], chunk);
+    (void)cudaMemsetAsync(dbuf_[0], 0, chunk, streams_[0]);
+    (void)cudaStreamSynchronize(streams_[0]);
+    if (st) bc_gf128_store(op.partial, acc);
+    secure_wipe_object(acc);
+    return st;
+}
+
+Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
+    if (!key.alg || key.alg->mode != Mode::GCM)
+        return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this MAC yet");
+    const auto& k = static_cast<const CudaAesKey&>(bkey);
+    std::memset(op.partial, 0, sizeof op.partial);
+    if (op.len == 0) return Status::ok();
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    if (op.memory == BC_MEMORY_DEVICE) {
+        if (!is_device_pointer(op.data, dev_))
+            return Status(BC_ERR_INVALID_ARGUMENT, "BC_MEMORY_DEVICE buffers must be device memory of " + name_);
+        return ghash_on_device(k, op.data, op.len, static_cast<cudaStream_t>(op.stream), op.partial);
+    }
+    std::lock_guard<std::mutex> lock(staging_mu_);
+    size_t chunk = opt_.chunk ? opt_.chunk : kDefaultStage;
+    chunk = std::min(std::max<size_t>(chunk & ~size_t(15), 16), op.len);
+    BC_TRY(staging(chunk));
+    bc_gf128 acc = {0, 0};
+    Status st;
+    for (size_t off = 0; off < op.len && st; off += chunk) {
+        const size_t n = std::min(chunk, op.len - off);
+        uint8_t part[16];
+        std::memcpy(pinned_[0], op.data + off, n);
+        st = cuda_status(cudaMemcpyAsync(dbuf_[0], pinned_[0], n, cudaMemcpyHostToDevice, streams_[0]), "cudaMemcpyAsync (upload)");
+        if (st) st = ghash_on_device(k, dbuf_[0], n, streams_[0], part);
+        if (st) acc = ghash_fold(acc, bc_gf128_load(part), (n + 15) / 16, k.h);
+    }
+    if (st) bc_gf128_store(op.partial, acc);
+    secure_wipe_object(acc);
+    return st;
+}
+
+Status CudaBackend::wipe(void* p, size_t n, bc_memory memory, void* stream) {
+    if (!p || n == 0) return Status::ok();
+    if (memory == BC_MEMORY_HOST) {
+        secure_wipe(p, n);
+        return Status::ok();
+    }
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    cudaStream_t s = static_cast<cudaStream_t>(stream);
+    BC_CUDA_TRY(cudaMemsetAsync(p, 0, n, s), "cudaMemsetAsync (wipe)");
+    return cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (wipe)");
+}
+
+}  // namespace cuda
+
+Status make_cuda_backend(int index, const ContextOptions& opt, std::unique_ptr<Backend>* out) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        return Status(BC_ERR_NO_DEVICE, std::string("no CUDA device: ") + cudaGetErrorString(e));
+    }
+    if (count == 0) return Status(BC_ERR_NO_DEVICE, "no CUDA device present");
+    if (index < 0 || index >= count)
+        return Status(BC_ERR_NO_DEVICE, "cuda:" + std::to_string(index) + " not present (" + std::to_string(count) +
+                                            " CUDA device(s))");
+    auto b = std::make_unique<cuda::CudaBackend>(index, opt);
+    BC_TRY(b->init());
+    *out = std::move(b);
+    return Status::ok();
+}
+
+}  // namespace bc

@@ -1,0 +1,93 @@
+// The CUDA backend (issue 3): device discovery, per-key device-resident AES
+// schedules, pinned staging for host memory, streams, and the dispatch of
+// every AES mode to the kernels of aes_kernels.cu / ghash_kernels.cu.
+//
+// Extending it: a new algorithm family adds a case to CudaBackend::cipher /
+// aead_chunk (a switch on Mode) and its own files (the stream ciphers go in
+// stream_*.cu / stream_*.cpp here). Until then Mode::Stream and
+// Mode::ChaChaPoly answer BC_ERR_NOT_SUPPORTED.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "backends/backend.h"
+#include "backends/cuda/cuda_kernels.h"
+#include "cores/aes/aes.h"
+#include "modes/gcm/ghash.h"
+
+namespace bc {
+namespace cuda {
+
+// A CUDA error as a Status: the call that failed and cudaGetErrorString's text.
+Status cuda_status(cudaError_t e, const char* what);
+
+struct CudaAesKey : BackendKey {
+    int device = 0;
+    const Algorithm* alg = nullptr;
+    AesKeySchedule k1{}, k2{};        // host copies (XTS tails, CBC encryption, tests)
+    bc_gf128 h{0, 0};                 // GCM: H = E_K(0)
+    void* dev_mem = nullptr;          // one allocation: schedules, then GHASH tables
+    size_t dev_bytes = 0;
+    DevAesKey d1, d2;                 // views into dev_mem
+    const void* ghash_tables = nullptr;
+    ~CudaAesKey() override;
+};
+
+class CudaBackend : public Backend {
+public:
+    CudaBackend(int device, const ContextOptions& opt);
+    ~CudaBackend() override;
+    Status init();
+
+    const char* name() const override { return "cuda"; }
+    std::string device_name() const override { return name_; }
+    bool supports(const Algorithm& alg) const override;
+    bool supports_memory(bc_memory m) const override { return m == BC_MEMORY_HOST || m == BC_MEMORY_DEVICE; }
+    Status prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) override;
+    Status cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) override;
+    Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) override;
+    Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) override;
+    Status wipe(void* p, size_t n, bc_memory memory, void* stream) override;
+
+    int device() const { return dev_; }
+    AesImpl impl() const { return opt_.aes_table ? AesImpl::Table : AesImpl::Bitsliced; }
+    const LaunchShape& shape() const { return shape_; }
+    const DevAesTables& tables() const { return tables_; }
+
+    // A piece of work on device buffers (both on this device), enqueued on s.
+    // Used for device memory directly and for each staged chunk of host memory.
+    Status aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const uint8_t* iv, uint64_t offset,
+                         uint64_t data_unit, const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s);
+    // GCM body piece on device buffers; partial (16 bytes, host) per backend.h.
+    Status gcm_on_device(const CudaAesKey& k, Dir dir, const uint8_t ctr[16], const uint8_t* in, uint8_t* out,
+                         size_t len, cudaStream_t s, uint8_t partial[16]);
+    Status ghash_on_device(const CudaAesKey& k, const uint8_t* data, size_t len, cudaStream_t s,
+                           uint8_t partial[16]);
+
+private:
+    Status staging(size_t need);  // allocates the staging buffers (staging_mu_ held)
+    Status xts_tail(const CudaAesKey& k, bool enc, const uint8_t tweak_unit[16], uint64_t first_block,
+                    const uint8_t* in, uint8_t* out, size_t len, bool device_mem, cudaStream_t s);
+
+    int dev_;
+    ContextOptions opt_;
+    std::string name_;
+    LaunchShape shape_;
+    size_t free_mem_ = 0;
+    DevAesTables tables_;
+    void* tables_mem_ = nullptr;
+    void* alpha_mem_ = nullptr;
+    std::mutex staging_mu_;           // host-memory calls share the staging buffers
+    static constexpr int kSlots = 2;
+    uint8_t* pinned_[kSlots] = {};
+    uint8_t* dbuf_[kSlots] = {};
+    cudaStream_t streams_[kSlots] = {};
+    size_t stage_bytes_ = 0;
+};
+
+}  // namespace cuda
+}  // namespace bc

@@ -1,0 +1,89 @@
+// Host-callable launchers of the CUDA AES and GHASH kernels (aes_kernels.cu,
+// ghash_kernels.cu). Plain C++: included by the backend's .cpp files and the
+// benchmark. Every launcher only enqueues work on `stream` and returns the
+// launch status; the caller synchronises and turns errors into bc::Status.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace bc {
+namespace cuda {
+
+// Device-resident expanded key (pointers into one device allocation).
+struct DevAesKey {
+    const uint32_t* bs = nullptr;      // bitsliced masks, (rounds+1)*128 words
+    const uint32_t* le_enc = nullptr;  // table variant: enc schedule, little-endian column words
+    const uint32_t* le_dec = nullptr;  // table variant: equivalent inverse cipher keys
+    int rounds = 0;
+};
+
+// Device copies of the table variant's tables, one copy each (te[256], td[256], isb[64]).
+struct DevAesTables {
+    const uint32_t* te = nullptr;
+    const uint32_t* td = nullptr;
+    const uint32_t* isb = nullptr;
+};
+
+enum class AesImpl { Bitsliced, Table };
+
+struct LaunchShape {
+    int sms = 132;          // multiprocessors of the device (grid sizing)
+};
+
+// ECB over nblocks whole blocks.
+cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& k, const DevAesTables& t,
+                       const uint8_t* in, uint8_t* out, uint64_t nblocks, const LaunchShape& sh,
+                       cudaStream_t s);
+
+// CTR: keystream block i (i >= 0) is E(ctr0 + first + i) (128-bit big-endian
+// add, or with inc32 only the low 32 bits modulo 2^32, GCM). Keystream block i
+// covers data bytes [16*i - shift, 16*i - shift + 16) clipped to [0, len).
+cudaError_t launch_ctr(AesImpl impl, const DevAesKey& k, const DevAesTables& t,
+                       const uint8_t ctr0[16], uint64_t first, unsigned shift, bool inc32,
+                       const uint8_t* in, uint8_t* out, uint64_t len, const LaunchShape& sh,
+                       cudaStream_t s);
+
+// CBC decryption of nblocks whole blocks chained from iv. scratch: device memory
+// of cbc_dec_scratch_bytes(nblocks) bytes (chaining values saved before an
+// in-place run overwrites them).
+size_t cbc_dec_scratch_bytes(uint64_t nblocks);
+cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& k, const DevAesTables& t,
+                               const uint8_t iv[16], const uint8_t* in, uint8_t* out,
+                               uint64_t nblocks, void* scratch, const LaunchShape& sh,
+                               cudaStream_t s);
+
+// XTS over whole blocks of many data units. Unit u (0 <= u < nunits) starts at
+// byte u*unit_bytes (unit_bytes a multiple of 16) and has its own block count:
+// full_blocks for every unit but the last, last_blocks for the last. tweaks:
+// device memory of nunits*16 bytes receiving E_k2(tweak0 + u) (little-endian add).
+// Blocks beyond those counts (ciphertext stealing) are left to the caller.
+cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& k1, const DevAesKey& k2,
+                       const DevAesTables& t, const uint8_t tweak0[16], const uint8_t* in,
+                       uint8_t* out, uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks,
+                       uint64_t last_blocks, void* tweaks, const uint32_t* alpha_tables,
+                       const LaunchShape& sh, cudaStream_t s);
+
+// ---- GHASH -------------------------------------------------------------------
+
+// Device tables derived from H (one allocation, ghash_table_bytes() bytes),
+// built on the host by ghash_build_tables and uploaded once per key.
+size_t ghash_table_bytes();
+// h: the 16 bytes of H = E_K(0^128). out: ghash_table_bytes() bytes of host memory.
+void ghash_build_tables(const uint8_t h[16], void* out);
+
+// R = sum_i X_i * H^(n-i) over the n = ceil(len/16) blocks of data (the last
+// zero-padded), written as 16 bytes (GCM byte order) to result_dev (device).
+// scratch: ghash_scratch_bytes(len) bytes of device memory.
+size_t ghash_scratch_bytes(uint64_t len);
+cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t len, void* scratch,
+                         uint8_t* result_dev, const LaunchShape& sh, cudaStream_t s);
+
+// XTS multiplier tables (public constants): 3 x 1024 elements alpha^(32*k*1024^i).
+size_t xts_alpha_table_bytes();
+void xts_build_alpha_tables(void* out);
+
+}  // namespace cuda
+}  // namespace bc

@@ -1,0 +1,285 @@
+// GHASH on the GPU, in parallel and constant time with respect to H.
+//
+// R = sum_v X_v * H^(N-1-v) over N blocks (front-padded with zero blocks to a
+// whole number of groups, which changes nothing since the exponents count from
+// the end). A group is kT threads x kJ blocks, block v = g*G + j*kT + t (each
+// load coalesced). Inside a group, block (j, t) has exponent kT*(kJ-1-j) + (kT-1-t):
+//   1. thread t sums X_(j,t) * P_j over its kJ blocks with P_j = H^(kT*(kJ-1-j)),
+//      using 4-bit window tables of P_j in shared memory. The table index is a
+//      nibble of the ciphertext (public data), never of a secret value;
+//   2. multiplies its sum by H^(kT-1-t) with a constant-time bit-serial product;
+//   3. the block XOR-reduces the thread sums (shuffles, then shared memory).
+// Group results are then combined level by level, 256 at a time, each times
+// (H^span)^(255-i) (constant-time products), until one value remains.
+// Tables (built on the host from H, uploaded once per key): window tables of
+// the kJ powers, H^k for k < kT, and per level (H^span_L)^k for k < 256.
+#include "backends/cuda/cuda_kernels.h"
+
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "modes/gcm/ghash.h"
+
+namespace bc {
+namespace cuda {
+namespace {
+
+constexpr int kJ = 16;                    // blocks per thread per group
+constexpr int kT = 512;                   // threads per group block
+constexpr uint64_t kGroup = (uint64_t)kJ * kT;
+constexpr int kR = 256;                   // fan-in of the reduction levels
+constexpr int kLevels = 4;                // group spans 2^13 blocks; 2^13 * 256^3 >= 2^36
+
+// Table layout (uint4 = one element, four big-endian words, GCM bit order:
+// the coefficient of x^0 is the top bit of word 0).
+constexpr size_t kWinElems = (size_t)kJ * 32 * 16;        // window tables
+constexpr size_t kPw0Elems = kT;                         // H^k, k < kT
+constexpr size_t kLvlElems = (size_t)kLevels * kR;       // level powers
+constexpr size_t kTableElems = kWinElems + kPw0Elems + kLvlElems;
+constexpr size_t kWinBytes = kWinElems * 16;
+
+__device__ __forceinline__ uint4 gf_xor(uint4 a, uint4 b) {
+    return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
+}
+
+// a * b, both possibly secret: 128 steps, the same operations whatever the values.
+__device__ uint4 gf_mul_ct(uint4 a, uint4 b) {
+    uint32_t z0 = 0, z1 = 0, z2 = 0, z3 = 0;
+    uint32_t v0 = b.x, v1 = b.y, v2 = b.z, v3 = b.w;
+    const uint32_t aw[4] = {a.x, a.y, a.z, a.w};
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+        const uint32_t word = aw[w];
+#pragma unroll 8
+        for (int i = 31; i >= 0; --i) {
+            const uint32_t m = (uint32_t)((int32_t)(word << (31 - i)) >> 31);
+            z0 ^= v0 & m; z1 ^= v1 & m; z2 ^= v2 & m; z3 ^= v3 & m;
+            const uint32_t r = (uint32_t)((int32_t)(v3 << 31) >> 31) & 0xe1000000u;
+            v3 = __funnelshift_r(v3, v2, 1);
+            v2 = __funnelshift_r(v2, v1, 1);
+            v1 = __funnelshift_r(v1, v0, 1);
+            v0 = (v0 >> 1) ^ r;
+        }
+    }
+    return make_uint4(z0, z1, z2, z3);
+}
+
+template <bool kFast>
+__device__ __forceinline__ uint4 load_be_block(const uint8_t* p, int64_t blk, uint64_t len) {
+    if (blk < 0) return make_uint4(0, 0, 0, 0);
+    const uint64_t pos = 16 * (uint64_t)blk;
+    if (kFast && pos + 16 <= len) {
+        uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
+        return make_uint4(__byte_perm(v.x, 0, 0x0123), __byte_perm(v.y, 0, 0x0123), __byte_perm(v.z, 0, 0x0123),
+                          __byte_perm(v.w, 0, 0x0123));
+    }
+    uint32_t w[4];
+    for (int k = 0; k < 4; ++k) {
+        uint32_t x = 0;
+        for (int b = 0; b < 4; ++b) {
+            uint64_t q = pos + 4 * k + b;
+            x = (x << 8) | (q < len ? p[q] : 0u);
+        }
+        w[k] = x;
+    }
+    return make_uint4(w[0], w[1], w[2], w[3]);
+}
+
+// XOR of v over the whole thread block; the result is valid in thread 0.
+template <int kThreadsPerBlock>
+__device__ __forceinline__ uint4 block_xor(uint4 v, uint4* red) {
+#pragma unroll
+    for (int o = 16; o >= 1; o >>= 1) {
+        v.x ^= __shfl_xor_sync(0xffffffffu, v.x, o);
+        v.y ^= __shfl_xor_sync(0xffffffffu, v.y, o);
+        v.z ^= __shfl_xor_sync(0xffffffffu, v.z, o);
+        v.w ^= __shfl_xor_sync(0xffffffffu, v.w, o);
+    }
+    const int warp = threadIdx.x >> 5;
+    if ((threadIdx.x & 31) == 0) red[warp] = v;
+    __syncthreads();
+    uint4 r = make_uint4(0, 0, 0, 0);
+    if (threadIdx.x == 0)
+        for (int i = 0; i < kThreadsPerBlock / 32; ++i) r = gf_xor(r, red[i]);
+    __syncthreads();
+    return r;
+}
+
+template <bool kFast>
+__global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const uint8_t* data, uint64_t len,
+                                                     uint64_t pad, uint64_t ngroups, uint4* out) {
+    extern __shared__ uint4 win[];
+    __shared__ uint4 red[kT / 32];
+    for (int i = threadIdx.x; i < (int)kWinElems; i += blockDim.x) win[i] = tables[i];
+    __syncthreads();
+    const int t = threadIdx.x;
+    const uint4 mult = tables[kWinElems + (kT - 1 - t)];
+    for (uint64_t g = blockIdx.x; g < ngroups; g += gridDim.x) {
+        uint4 acc = make_uint4(0, 0, 0, 0);
+#pragma unroll 2
+        for (int j = 0; j < kJ; ++j) {
+            const int64_t blk = (int64_t)(g * kGroup + (uint64_t)j * kT + t) - (int64_t)pad;
+            const uint4 x = load_be_block<kFast>(data, blk, len);
+            const uint4* tj = win + (size_t)j * 32 * 16;
+            const uint32_t xw[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+            for (int w = 0; w < 32; ++w) {
+                const uint32_t nib = (xw[w >> 3] >> (28 - 4 * (w & 7))) & 15u;
+                acc = gf_xor(acc, tj[w * 16 + nib]);
+            }
+        }
+        acc = gf_mul_ct(acc, mult);
+        const uint4 r = block_xor<kT>(acc, red);
+        if (t == 0) out[g] = r;
+    }
+}
+
+// out[g] = sum_i in[g*kR + i - pad] * pw[kR-1-i] (missing entries are zero).
+__global__ void __launch_bounds__(kR) k_ghash_reduce(const uint4* in, uint64_t m, uint64_t pad, const uint4* pw,
+                                                     uint4* out) {
+    __shared__ uint4 red[kR / 32];
+    const int t = threadIdx.x;
+    const int64_t i = (int64_t)((uint64_t)blockIdx.x * kR + t) - (int64_t)pad;
+    uint4 x = (i >= 0 && (uint64_t)i < m) ? in[i] : make_uint4(0, 0, 0, 0);
+    x = gf_mul_ct(x, pw[kR - 1 - t]);
+    const uint4 r = block_xor<kR>(x, red);
+    if (t == 0) out[blockIdx.x] = r;
+}
+
+__global__ void k_store_result(const uint4* v, uint8_t* out) {
+    const uint4 r = *v;
+    const uint32_t w[4] = {r.x, r.y, r.z, r.w};
+    for (int k = 0; k < 4; ++k)
+        for (int b = 0; b < 4; ++b) out[4 * k + b] = (uint8_t)(w[k] >> (24 - 8 * b));
+}
+
+__global__ void k_zero_result(uint8_t* out) {
+    for (int i = 0; i < 16; ++i) out[i] = 0;
+}
+
+// ---- host side: GF(2^128) with the dialect's reference multiply (bc_gf128) ----
+
+void put(uint32_t* dst, bc_gf128 x) {
+    dst[0] = (uint32_t)(x.hi >> 32);
+    dst[1] = (uint32_t)x.hi;
+    dst[2] = (uint32_t)(x.lo >> 32);
+    dst[3] = (uint32_t)x.lo;
+}
+
+bc_gf128 gpow(bc_gf128 x, uint64_t e) {  // e is public
+    bc_gf128 r = bc_gf128_one();
+    while (e) {
+        if (e & 1) r = bc_gf128_mul(r, x);
+        x = bc_gf128_mul(x, x);
+        e >>= 1;
+    }
+    return r;
+}
+
+// multiply by x: one step right in GCM's bit order
+bc_gf128 times_x(bc_gf128 v) {
+    bc_u64 carry = (bc_u64)0 - (v.lo & 1u);
+    v.lo = (v.lo >> 1) | (v.hi << 63);
+    v.hi = (v.hi >> 1) ^ (carry & 0xe100000000000000ull);
+    return v;
+}
+
+}  // namespace
+
+size_t ghash_table_bytes() { return kTableElems * 16; }
+
+void ghash_build_tables(const uint8_t h_bytes[16], void* out) {
+    uint32_t* o = static_cast<uint32_t*>(out);
+    const bc_gf128 h = bc_gf128_load(h_bytes);
+    // window tables of P_j = H^(kT*(kJ-1-j))
+    for (int j = 0; j < kJ; ++j) {
+        bc_gf128 base = gpow(h, (uint64_t)kT * (kJ - 1 - j));
+        bc_gf128 px[128];  // P * x^k
+        px[0] = base;
+        for (int k = 1; k < 128; ++k) px[k] = times_x(px[k - 1]);
+        for (int w = 0; w < 32; ++w) {
+            for (int nib = 0; nib < 16; ++nib) {
+                bc_gf128 e = {0, 0};
+                // nibble bit 3 is coefficient x^(4w), bit 0 is x^(4w+3)
+                for (int b = 0; b < 4; ++b)
+                    if ((nib >> (3 - b)) & 1) e = bc_gf128_xor(e, px[4 * w + b]);
+                put(o + 4 * (((size_t)j * 32 + w) * 16 + nib), e);
+            }
+        }
+        for (auto& v : px) v.hi = v.lo = 0;
+    }
+    // H^k, k < kT
+    uint32_t* pw0 = o + 4 * kWinElems;
+    bc_gf128 p = bc_gf128_one();
+    for (int k = 0; k < kT; ++k) {
+        put(pw0 + 4 * k, p);
+        p = bc_gf128_mul(p, h);
+    }
+    // level L: (H^span_L)^k, span_0 = kGroup, span_(L+1) = span_L * kR
+    uint32_t* lv = pw0 + 4 * kPw0Elems;
+    uint64_t span = kGroup;
+    for (int L = 0; L < kLevels; ++L) {
+        bc_gf128 step = gpow(h, span), q = bc_gf128_one();
+        for (int k = 0; k < kR; ++k) {
+            put(lv + 4 * ((size_t)L * kR + k), q);
+            q = bc_gf128_mul(q, step);
+        }
+        span *= kR;
+    }
+}
+
+size_t ghash_scratch_bytes(uint64_t len) {
+    const uint64_t nblocks = (len + 15) / 16;
+    const uint64_t ngroups = (nblocks + kGroup - 1) / kGroup;
+    // two ping-pong arrays of partials
+    return 16 * (ngroups + (ngroups + kR - 1) / kR + 2);
+}
+
+cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t len, void* scratch,
+                         uint8_t* result_dev, const LaunchShape& sh, cudaStream_t s) {
+    static bool attr_set = false;  // benign race: every thread sets the same value
+    if (!attr_set) {
+        cudaError_t e = cudaFuncSetAttribute(k_ghash_groups<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_ghash_groups<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
+        if (e != cudaSuccess) return e;
+        attr_set = true;
+    }
+    if (len == 0) {
+        k_zero_result<<<1, 1, 0, s>>>(result_dev);
+        return cudaGetLastError();
+    }
+    const uint4* tab = static_cast<const uint4*>(tables_dev);
+    const uint64_t nblocks = (len + 15) / 16;
+    uint64_t m = (nblocks + kGroup - 1) / kGroup;
+    const uint64_t pad = m * kGroup - nblocks;
+    uint4* a = static_cast<uint4*>(scratch);
+    uint4* b = a + m + 1;
+    const int grid = (int)(m < (uint64_t)sh.sms ? m : (uint64_t)sh.sms);
+    const bool fast = ((uintptr_t)data & 15u) == 0;
+    if (fast)
+        k_ghash_groups<true><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a);
+    else
+        k_ghash_groups<false><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) return e;
+    const uint4* lv = tab + kWinElems + kPw0Elems;
+    int level = 0;
+    while (m > 1) {
+        if (level >= kLevels) return cudaErrorInvalidValue;  // beyond 2^36 blocks
+        const uint64_t mo = (m + kR - 1) / kR;
+        const uint64_t p = mo * kR - m;
+        k_ghash_reduce<<<(unsigned)mo, kR, 0, s>>>(a, m, p, lv + (size_t)level * kR, b);
+        e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+        uint4* tmp = a; a = b; b = tmp;
+        m = mo;
+        ++level;
+    }
+    k_store_result<<<1, 1, 0, s>>>(a, result_dev);
+    return cudaGetLastError();
+}
+
+}  // namespace cuda
+}  // namespace bc

@@ -1,0 +1,70 @@
+// bc_conformance: the conformance suite's driver.
+//
+//   bc_conformance [--backends=cpu,portable,cuda,opencl] [--quick] [gtest flags]
+//
+// Runs the GoogleTest cases of this folder (parser self-checks, every vector
+// file on every backend, differential tests against OpenSSL, bad-input
+// checks), then prints the conformance table, the skip reasons and the
+// failures. Exits non-zero on any failed case, failed test or harness error
+// (for example an attribute in a vector file that no test read).
+// BC_CONFORMANCE_BACKENDS and BC_CONFORMANCE_QUICK=1 do the same as the flags.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common.h"
+#include "options.h"
+#include "runner.h"
+#include "table.h"
+
+namespace conf {
+Options& options() {
+    static Options o;
+    return o;
+}
+}  // namespace conf
+
+int main(int argc, char** argv) {
+    testing::InitGoogleTest(&argc, argv);
+    std::string filter;
+    if (const char* e = std::getenv("BC_CONFORMANCE_BACKENDS")) filter = e;
+    if (const char* e = std::getenv("BC_CONFORMANCE_QUICK")) conf::options().quick = std::strcmp(e, "0") != 0;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a.rfind("--backends=", 0) == 0) {
+            filter = a.substr(11);
+        } else if (a == "--quick") {
+            conf::options().quick = true;
+        } else {
+            std::fprintf(stderr, "bc_conformance: unknown argument '%s'\n", a.c_str());
+            return 2;
+        }
+    }
+    std::printf("bulkcrypt %s, vectors from %s\n", bc_version(), conf::vector_path("").c_str());
+    conf::open_backends(filter);
+    const int gtest_rc = RUN_ALL_TESTS();
+
+    conf::results().print(stdout);
+    const auto& errs = conf::harness_errors();
+    if (!errs.empty()) {
+        std::printf("\n==== harness errors (%zu): the vector files and the suite disagree ====\n", errs.size());
+        size_t shown = 0;
+        for (const auto& e : errs) {
+            if (shown++ == 200) {
+                std::printf("  ... and %zu more\n", errs.size() - 200);
+                break;
+            }
+            std::printf("  %s\n", e.c_str());
+        }
+    }
+    conf::close_backends();
+    const size_t failed = conf::results().total_failed();
+    const bool bad = gtest_rc != 0 || failed != 0 || !errs.empty();
+    std::printf("\nconformance: %s (%zu passed, %zu failed, %zu skipped, %zu harness errors, gtest %s)\n",
+                bad ? "FAILED" : "PASSED", conf::results().total_passed(), failed,
+                conf::results().total_skipped(), errs.size(), gtest_rc ? "failed" : "passed");
+    return bad ? 1 : 0;
+}

@@ -1,0 +1,49 @@
+// Parsers for the vector-file formats the suite reads. Each returns the file's
+// test records in file order; malformed lines are harness errors. The parsers
+// know the formats, not the ciphers: turning a record into a test case (and
+// reading every attribute of it) is the job of vector_cases.cpp.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common.h"
+
+namespace conf {
+
+// Botan .vec: "[Section]" lines, "#" comments, "Field = value"; a test ends at
+// each "Out =" line. Record::section() is the section name.
+std::vector<Record> parse_botan_vec(const std::string& rel);
+
+// NIST CAVS / pyca loader format: "[ENCRYPT]"/"[DECRYPT]" sections (optional),
+// "#" comments, records started by "COUNT = n", "FIELD = value" lines. Field
+// names are case-insensitive and are stored lowercased. section() is the
+// bracketed section name ("" when the file has none).
+std::vector<Record> parse_nist(const std::string& rel);
+
+// Wycheproof JSON (testvectors_v1). expected_algorithm must equal the file's
+// "algorithm"; expected_schema its "schema". Each test becomes one record
+// holding the test's attributes (tcId, comment, flags (comma-joined), result,
+// key, iv, msg, ct, aad, tag) and its group's (keySize, ivSize, tagSize,
+// prefixed "group."). The file-level attributes are checked here: the test
+// count against numberOfTests, every flag against notes.
+std::vector<Record> parse_wycheproof(const std::string& rel, const std::string& expected_algorithm,
+                                     const std::string& expected_schema);
+
+// Crypto++ TestVectors: "Field: value" lines, "\" continuations, "rN xx"
+// repetitions; values persist within a section (started by AlgorithmType:)
+// and every "Test:" line makes one record of the current values. A value set
+// since the previous test is unread until a test reads it; older values are
+// pre-read. A complete Key/IV/Plaintext/Ciphertext set that is overwritten
+// without a Test line becomes a record with note "implicit" (Test = Encrypt),
+// counted apart from the file's own tests. Data values are stored as plain hex.
+std::vector<Record> parse_cryptopp(const std::string& rel);
+
+// eSTREAM / ECRYPT "verified.test-vectors" text: one record per
+// "Set s, vector# n:" with attributes key, IV, stream[a..b] (one per slice),
+// xor-digest, and from the surrounding headers header.keysize and
+// header.ivsize (bits) and, where the set states it, header.streamlen (bytes).
+// section() is "Set s, vector# n".
+std::vector<Record> parse_estream(const std::string& rel);
+
+}  // namespace conf

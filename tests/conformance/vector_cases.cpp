@@ -1,0 +1,715 @@
+#include "vector_cases.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "parsers.h"
+
+namespace conf {
+
+namespace {
+
+const char* kWy = "wycheproof/testvectors_v1/";
+const char* kBotan = "botan/src/tests/data/";
+const char* kPyca = "pyca-cryptography/ciphers/";
+const char* kPyca2 = "pyca-cryptography-2b46371/ciphers/";
+
+std::string base_name(const std::string& rel) {
+    size_t s = rel.rfind('/');
+    return s == std::string::npos ? rel : rel.substr(s + 1);
+}
+
+// A value the file states about itself that does not hold is a harness error.
+void expect_eq(const Record& r, const std::string& what, uint64_t got, uint64_t want) {
+    if (got != want)
+        harness_error(r.where(), what + " is " + std::to_string(got) + ", the data says " + std::to_string(want));
+}
+
+Bytes pad_right(Bytes b, size_t n) {
+    if (b.size() < n) b.resize(n, 0);
+    return b;
+}
+
+Bytes le_bytes(uint64_t v, size_t n) {
+    Bytes b(n);
+    for (size_t i = 0; i < n; ++i) b[i] = static_cast<uint8_t>(v >> (8 * i));
+    return b;
+}
+
+Bytes concat(Bytes a, const Bytes& b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+}
+
+bool has_flag(const std::string& flags, const std::string& f) {
+    return ("," + flags + ",").find("," + f + ",") != std::string::npos;
+}
+
+std::string aes_bits(size_t key_bytes) { return std::to_string(key_bytes * 8); }
+
+// ---- Wycheproof ------------------------------------------------------------------------------
+
+std::vector<Case> wycheproof_aead(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    const std::string file = base_name(rel);
+    for (Record r : recs) {
+        Case c;
+        c.type = CaseType::Aead;
+        c.source = "wycheproof " + file;
+        const uint64_t key_bits = r.u64("group.keySize"), iv_bits = r.u64("group.ivSize"),
+                       tag_bits = r.u64("group.tagSize");
+        c.key = r.hex("key");
+        c.iv = r.hex("iv");
+        c.aad = r.hex("aad");
+        c.pt = r.hex("msg");
+        c.ct = r.hex("ct");
+        c.tag = r.hex("tag");
+        const std::string result = r.str("result"), flags = r.str("flags"), comment = r.str("comment");
+        expect_eq(r, "keySize", key_bits, c.key.size() * 8);
+        expect_eq(r, "ivSize", iv_bits, c.iv.size() * 8);
+        if (c.tag.empty() && has_flag(flags, "InvalidNonceSize")) {
+            // Nonce-size tests carry no tag (nothing could be sealed); open them
+            // with a zero tag of the group's size so that only the nonce is wrong.
+            c.tag.assign(tag_bits / 8, 0);
+        }
+        expect_eq(r, "tagSize", tag_bits, c.tag.size() * 8);
+        if (file == "aes_gcm_test.json") c.alg = "aes-" + aes_bits(c.key.size()) + "-gcm";
+        else if (file == "chacha20_poly1305_test.json") c.alg = "chacha20-poly1305";
+        else c.alg = "xchacha20-poly1305";
+        c.id = r.where() + " [" + flags + (comment.empty() ? "" : "; " + comment) + "]";
+        if (result == "valid") {
+            c.expect = Expect::Valid;
+        } else if (result == "invalid") {
+            c.expect = (has_flag(flags, "InvalidNonceSize") || has_flag(flags, "ZeroLengthIv")) ? Expect::IvSize
+                                                                                               : Expect::AuthFailed;
+        } else {
+            harness_error(r.where(), "result '" + result + "' is neither valid nor invalid");
+            continue;
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> wycheproof_xts(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "wycheproof " + base_name(rel);
+        const uint64_t key_bits = r.u64("group.keySize"), iv_bits = r.u64("group.ivSize");
+        c.key = r.hex("key");
+        Bytes tweak = r.hex("iv");
+        c.pt = r.hex("msg");
+        c.ct = r.hex("ct");
+        const std::string result = r.str("result"), flags = r.str("flags"), comment = r.str("comment");
+        expect_eq(r, "keySize", key_bits, c.key.size() * 8);
+        expect_eq(r, "ivSize", iv_bits, tweak.size() * 8);
+        if (result != "valid") harness_error(r.where(), "XTS result '" + result + "': the file has only valid tests");
+        // The tweak is a little-endian sector number: zero-padded on the right.
+        c.iv = pad_right(tweak, 16);
+        c.alg = "aes-" + aes_bits(c.key.size() / 2) + "-xts";
+        c.id = r.where() + " [" + std::to_string(tweak.size()) + "-byte tweak, " + std::to_string(c.pt.size()) +
+               " bytes" + (comment.empty() ? "" : "; " + comment) + "]";
+        (void)flags;
+        if (c.key.size() == 48)
+            c.skip = "AES-192-XTS (2x192-bit keys) is not in IEEE 1619 nor in bulkcrypt (OpenSSL rejects it too)";
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> wycheproof_cbc(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "wycheproof " + base_name(rel);
+        const uint64_t key_bits = r.u64("group.keySize"), iv_bits = r.u64("group.ivSize");
+        c.key = r.hex("key");
+        c.iv = r.hex("iv");
+        c.pt = r.hex("msg");
+        c.ct = r.hex("ct");
+        const std::string result = r.str("result"), flags = r.str("flags"), comment = r.str("comment");
+        expect_eq(r, "keySize", key_bits, c.key.size() * 8);
+        expect_eq(r, "ivSize", iv_bits, c.iv.size() * 8);
+        c.alg = "aes-" + aes_bits(c.key.size()) + "-cbc";
+        c.flags = BC_FLAG_PAD_PKCS7;
+        c.id = r.where() + " [" + flags + (comment.empty() ? "" : "; " + comment) + "]";
+        if (result == "valid") {
+            c.expect = Expect::Valid;
+        } else if (result == "invalid") {
+            c.expect = Expect::BadPadding;
+        } else {
+            harness_error(r.where(), "result '" + result + "' is neither valid nor invalid");
+            continue;
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// ---- Botan ------------------------------------------------------------------------------------
+
+std::string botan_id(const Record& r) { return r.where() + " [" + r.section() + "]"; }
+
+std::vector<Case> botan_aes_ecb(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex sec(R"(^AES-(128|192|256)$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "botan " + base_name(rel);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        c.pt = r.hex("In");
+        c.ct = r.hex("Out");
+        std::smatch m;
+        if (std::regex_match(r.section(), m, sec)) {
+            c.alg = "aes-" + m[1].str() + "-ecb";
+            expect_eq(r, "key bits of section " + r.section(), c.key.size() * 8, std::stoul(m[1].str()));
+        } else {
+            c.alg = r.section();
+            c.skip = "section [" + r.section() + "] is not an AES cipher";
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex sec(R"(^AES-(128|192|256)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "botan " + base_name(rel);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        c.iv = r.hex("Nonce");
+        c.pt = r.hex("In");
+        c.ct = r.hex("Out");
+        std::smatch m;
+        if (std::regex_match(r.section(), m, sec)) {
+            c.alg = "aes-" + m[1].str() + "-cbc";
+            if (m[2] == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
+            else if (m[2] != "NoPadding") c.skip = "CBC padding '" + m[2].str() + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
+        } else {
+            c.alg = r.section().substr(0, r.section().find('/'));
+            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES family";
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex sec(R"(^CTR-BE\(([A-Za-z0-9-]+)(?:,(\d+))?\)$)");
+    static const std::regex aes(R"(^AES-(128|192|256)$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "botan " + rel.substr(rel.find("data/") + 5);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        c.iv = r.hex("Nonce");
+        c.ct = r.hex("Out");
+        c.pt = r.hex_or("In", Bytes(c.ct.size(), 0));
+        c.offset = r.u64_or("Seek", 0);
+        std::smatch m, a;
+        if (!std::regex_match(r.section(), m, sec)) {
+            harness_error(r.where(), "unknown section [" + r.section() + "]");
+            continue;
+        }
+        const std::string cipher = m[1].str();
+        if (std::regex_match(cipher, a, aes)) {
+            c.alg = "aes-" + a[1].str() + "-ctr";
+            if (c.iv.size() > 16) harness_error(r.where(), "nonce longer than the block");
+            c.iv = pad_right(c.iv, 16);
+            if (m[2].matched && m[2].str() != "16")
+                c.skip = "CTR-BE(X," + m[2].str() + "): a " + m[2].str() +
+                         "-byte counter that wraps within the block; bulkcrypt's CTR counts over the full 16-byte block";
+        } else {
+            c.alg = cipher;
+            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES family";
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> botan_xts(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex sec(R"(^AES-(128|256)/XTS$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "botan " + base_name(rel);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        c.iv = r.hex("Nonce");
+        c.pt = r.hex("In");
+        c.ct = r.hex("Out");
+        std::smatch m;
+        if (std::regex_match(r.section(), m, sec)) {
+            c.alg = "aes-" + m[1].str() + "-xts";
+            if (c.iv.size() > 16) harness_error(r.where(), "tweak longer than 16 bytes");
+            c.iv = pad_right(c.iv, 16);
+        } else {
+            c.alg = r.section().substr(0, r.section().find('/')) + "-xts";
+            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES family";
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> botan_gcm(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex sec(R"(^([A-Za-z0-9-]+)/GCM(?:\((\d+)\))?$)");
+    static const std::regex aes(R"(^AES-(128|192|256)$)");
+    for (Record r : recs) {
+        Case c;
+        c.type = CaseType::Aead;
+        c.source = "botan " + base_name(rel);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        c.iv = r.hex("Nonce");
+        c.aad = r.hex_or("AD", {});
+        c.pt = r.hex("In");
+        Bytes sealed = r.hex("Out");
+        std::smatch m, a;
+        if (!std::regex_match(r.section(), m, sec)) {
+            harness_error(r.where(), "unknown section [" + r.section() + "]");
+            continue;
+        }
+        const size_t tag_len = m[2].matched ? std::stoul(m[2].str()) : 16;
+        if (sealed.size() != c.pt.size() + tag_len) {
+            harness_error(r.where(), "Out is not In plus a " + std::to_string(tag_len) + "-byte tag");
+            continue;
+        }
+        c.ct.assign(sealed.begin(), sealed.end() - static_cast<std::ptrdiff_t>(tag_len));
+        c.tag.assign(sealed.end() - static_cast<std::ptrdiff_t>(tag_len), sealed.end());
+        const std::string cipher = m[1].str();
+        if (std::regex_match(cipher, a, aes)) {
+            c.alg = "aes-" + a[1].str() + "-gcm";
+        } else {
+            c.alg = lower(cipher) + "-gcm";
+            c.skip = "cipher " + cipher + " is not in bulkcrypt's GCM family";
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> botan_chacha(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex sec(R"(^ChaCha\((\d+)\)$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "botan " + base_name(rel);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        Bytes nonce = r.hex_or("Nonce", Bytes(8, 0));
+        c.ct = r.hex("Out");
+        c.pt = Bytes(c.ct.size(), 0);
+        c.offset = r.u64_or("Seek", 0);
+        std::smatch m;
+        if (!std::regex_match(r.section(), m, sec)) {
+            harness_error(r.where(), "unknown section [" + r.section() + "]");
+            continue;
+        }
+        if (nonce.size() == 8) {
+            c.alg = "chacha20-djb";   // 64-bit counter, 64-bit nonce
+            c.iv = nonce;
+        } else if (nonce.size() == 12) {
+            c.alg = "chacha20";       // OpenSSL layout: le32(counter 0) || nonce
+            c.iv = concat(Bytes(4, 0), nonce);
+        } else if (nonce.size() == 24) {
+            c.alg = "xchacha20";
+            c.iv = nonce;
+        } else {
+            harness_error(r.where(), "ChaCha nonce of " + std::to_string(nonce.size()) + " bytes");
+            continue;
+        }
+        if (m[1].str() != "20") {
+            c.alg = "chacha" + m[1].str();
+            c.skip = "ChaCha with " + m[1].str() + " rounds is not in bulkcrypt (ChaCha20 only)";
+        } else if (c.key.size() != 32) {
+            c.skip = "ChaCha20 with a " + std::to_string(c.key.size() * 8) +
+                     "-bit key is not in bulkcrypt (256-bit keys only, as RFC 8439 and OpenSSL)";
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::string salsa_name(int rounds, size_t key_len) {
+    std::string n = rounds == 20 ? "salsa20" : "salsa20-" + std::to_string(rounds);
+    return key_len == 16 ? n + "-128" : n;
+}
+
+std::vector<Case> botan_salsa(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "botan " + base_name(rel);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        c.iv = r.hex_or("Nonce", Bytes(8, 0));
+        c.ct = r.hex("Out");
+        c.pt = r.hex_or("In", Bytes(c.ct.size(), 0));
+        c.offset = r.u64_or("Seek", 0);
+        if (r.section() != "Salsa20") harness_error(r.where(), "unknown section [" + r.section() + "]");
+        if (c.iv.size() == 24) c.alg = "xsalsa20";
+        else if (c.iv.size() == 8) c.alg = salsa_name(20, c.key.size());
+        else harness_error(r.where(), "Salsa20 nonce of " + std::to_string(c.iv.size()) + " bytes");
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> botan_chachapoly(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.type = CaseType::Aead;
+        c.source = "botan " + base_name(rel);
+        c.id = botan_id(r);
+        c.key = r.hex("Key");
+        c.iv = r.hex("Nonce");
+        c.aad = r.hex_or("AD", {});
+        c.pt = r.hex("In");
+        Bytes sealed = r.hex("Out");
+        if (r.section() != "ChaCha20Poly1305") harness_error(r.where(), "unknown section [" + r.section() + "]");
+        if (sealed.size() != c.pt.size() + 16) {
+            harness_error(r.where(), "Out is not In plus a 16-byte tag");
+            continue;
+        }
+        c.ct.assign(sealed.begin(), sealed.end() - 16);
+        c.tag.assign(sealed.end() - 16, sealed.end());
+        if (c.iv.size() == 12) {
+            c.alg = "chacha20-poly1305";
+        } else if (c.iv.size() == 24) {
+            c.alg = "xchacha20-poly1305";
+        } else {
+            c.alg = "chacha20-poly1305";
+            c.skip = "a " + std::to_string(c.iv.size()) +
+                     "-byte nonce is the pre-RFC draft-agl construction (no length padding), not in bulkcrypt";
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// ---- NIST / pyca -------------------------------------------------------------------------------
+
+std::string nist_id(const Record& r) {
+    return r.where() + (r.section().empty() ? "" : " [" + r.section() + "]");
+}
+
+std::vector<Case> nist_xts(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "nist " + base_name(rel);
+        const uint64_t count = r.u64("count");
+        const uint64_t bits = r.u64("dataunitlen");
+        c.key = r.hex("key");
+        c.iv = r.hex("i");
+        c.pt = r.hex("pt");
+        c.ct = r.hex("ct");
+        c.id = nist_id(r) + " COUNT=" + std::to_string(count) + " DataUnitLen=" + std::to_string(bits);
+        c.alg = "aes-" + aes_bits(c.key.size() / 2) + "-xts";
+        if (r.section() == "ENCRYPT") c.decrypt = true;   // both directions run on every record
+        else if (r.section() != "DECRYPT") harness_error(r.where(), "section [" + r.section() + "]");
+        if (bits % 8 != 0) {
+            c.skip = "DataUnitLen " + std::to_string(bits) + " bits is not a whole number of bytes (bulkcrypt is byte-oriented)";
+        } else {
+            expect_eq(r, "DataUnitLen/8", bits / 8, c.pt.size());
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> pyca_ctr(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "pyca " + base_name(rel);
+        const uint64_t count = r.u64("count");
+        c.key = r.hex("key");
+        c.iv = r.hex("iv");
+        c.pt = r.hex("plaintext");
+        c.ct = r.hex("ciphertext");
+        c.id = nist_id(r) + " COUNT=" + std::to_string(count);
+        c.alg = "aes-" + aes_bits(c.key.size()) + "-ctr";
+        if (r.section() != "ENCRYPT") harness_error(r.where(), "section [" + r.section() + "]");
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// layout_64: pyca's 64/64 files (le64 counter || 8-byte nonce, "chacha20-djb");
+// otherwise the RFC 7539 32/96 layout ("chacha20", OpenSSL's 16-byte IV).
+std::vector<Case> pyca_chacha(const std::vector<Record>& recs, const std::string& rel, bool layout_64) {
+    std::vector<Case> out;
+    const std::string tag = layout_64 ? "pyca@2b46371 " : "pyca ";
+    for (Record r : recs) {
+        Case c;
+        c.source = tag + base_name(rel);
+        const uint64_t count = r.u64("count");
+        c.key = r.hex("key");
+        Bytes nonce = r.hex("nonce");
+        const uint64_t counter = r.u64("initial_block_counter");
+        c.pt = r.hex("plaintext");
+        c.ct = r.hex("ciphertext");
+        c.id = nist_id(r) + " COUNT=" + std::to_string(count) + " counter=" + std::to_string(counter);
+        if (layout_64) {
+            expect_eq(r, "nonce bytes", nonce.size(), 8);
+            c.alg = "chacha20-djb";
+            c.iv = concat(le_bytes(counter, 8), nonce);
+        } else {
+            expect_eq(r, "nonce bytes", nonce.size(), 12);
+            if (counter > 0xffffffffu) harness_error(r.where(), "counter beyond 32 bits in the 32/96 layout");
+            c.alg = "chacha20";
+            c.iv = concat(le_bytes(counter, 4), nonce);
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> pyca_chachapoly(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.type = CaseType::Aead;
+        c.source = "pyca " + base_name(rel);
+        const uint64_t count = r.u64("count");
+        c.key = r.hex("key");
+        c.iv = r.hex("iv");
+        c.aad = r.hex("aad");
+        c.tag = r.hex("tag");
+        c.pt = r.hex("plaintext");
+        c.ct = r.hex("ciphertext");
+        c.alg = "chacha20-poly1305";
+        c.id = nist_id(r) + " COUNT=" + std::to_string(count);
+        if (r.has("result")) {
+            const std::string res = r.str("result");
+            if (res == "CIPHERFINAL_ERROR") c.expect = Expect::AuthFailed;
+            else harness_error(r.where(), "unknown Result '" + res + "'");
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// ---- Crypto++ and eSTREAM (Salsa20 family) -----------------------------------------------------
+
+// XOR of all 64-byte blocks of the output.
+Bytes xor_fold64(const Bytes& out) {
+    Bytes d(64, 0);
+    for (size_t i = 0; i < out.size(); ++i) d[i % 64] ^= out[i];
+    return d;
+}
+
+std::vector<Case> cryptopp_salsa(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "cryptopp " + base_name(rel);
+        if (r.str("AlgorithmType") != "SymmetricCipher") harness_error(r.where(), "AlgorithmType is not SymmetricCipher");
+        const std::string name = r.str("Name");
+        if (r.has("Source")) r.str("Source");   // provenance only
+        const std::string comment = r.has("Comment") ? r.str("Comment") : "";
+        const std::string test = r.str("Test");
+        const int rounds = static_cast<int>(r.u64_or("Rounds", 20));
+        c.key = r.hex("Key");
+        c.iv = r.hex("IV");
+        c.pt = r.hex("Plaintext");
+        if (r.has("Seek") && r.has("Seek64")) harness_error(r.where(), "both Seek and Seek64");
+        c.offset = r.has("Seek64") ? r.u64("Seek64") : r.u64_or("Seek", 0);
+        c.id = r.where() + " [" + name + (comment.empty() ? "" : ", " + comment) + ", Test: " + test +
+               (r.note().empty() ? "" : "; " + r.note()) + "]";
+        if (test == "Encrypt" || test == "Resync") {
+            c.ct = r.hex("Ciphertext");
+        } else if (test == "EncryptXorDigest") {
+            const Bytes digest = r.hex("CiphertextXorDigest");
+            if (digest.size() != 64) harness_error(r.where(), "CiphertextXorDigest is not 64 bytes");
+            const Bytes pt = c.pt;
+            c.check = [digest, pt](const Bytes& got) -> std::string {
+                if (got.size() != pt.size()) return "output length " + std::to_string(got.size());
+                Bytes ks = got;
+                for (size_t i = 0; i < ks.size(); ++i) ks[i] ^= pt[i];
+                Bytes d = xor_fold64(ks);
+                return d == digest ? "" : "xor digest " + describe_mismatch(d, digest);
+            };
+            if (!std::all_of(c.pt.begin(), c.pt.end(), [](uint8_t b) { return b == 0; }))
+                harness_error(r.where(), "EncryptXorDigest with a non-zero plaintext");
+        } else {
+            harness_error(r.where(), "unknown Test: " + test);
+            continue;
+        }
+        if (name == "XSalsa20") {
+            expect_eq(r, "XSalsa20 IV bytes", c.iv.size(), 24);
+            c.alg = "xsalsa20";
+            if (rounds != 20) c.skip = "XSalsa20 with " + std::to_string(rounds) + " rounds is not in bulkcrypt";
+        } else if (name == "Salsa20") {
+            expect_eq(r, "Salsa20 IV bytes", c.iv.size(), 8);
+            c.alg = salsa_name(rounds, c.key.size());
+            if (rounds != 20 && rounds != 12 && rounds != 8)
+                c.skip = "Salsa20 with " + std::to_string(rounds) + " rounds is not in bulkcrypt";
+        } else {
+            harness_error(r.where(), "unknown Name: " + name);
+            continue;
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+std::vector<Case> estream_salsa(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex slice(R"(^stream\[(\d+)\.\.(\d+)\]$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "estream " + base_name(rel);
+        c.id = r.where() + " [" + r.section() + "]";
+        const uint64_t key_bits = r.u64("header.keysize"), iv_bits = r.u64("header.ivsize");
+        c.key = r.hex("key");
+        c.iv = r.hex("IV");
+        const Bytes digest = r.hex("xor-digest");
+        expect_eq(r, "key size", key_bits, c.key.size() * 8);
+        expect_eq(r, "IV size", iv_bits, c.iv.size() * 8);
+        std::vector<std::pair<uint64_t, Bytes>> slices;
+        uint64_t len = 0;
+        for (const std::string& n : r.names()) {
+            std::smatch m;
+            if (!std::regex_match(n, m, slice)) continue;
+            const uint64_t a = std::stoull(m[1].str()), b = std::stoull(m[2].str());
+            Bytes v = r.hex(n);
+            expect_eq(r, n + " length", v.size(), b - a + 1);
+            slices.emplace_back(a, v);
+            len = std::max<uint64_t>(len, b + 1);
+        }
+        if (slices.empty()) harness_error(r.where(), "no stream[a..b] slices");
+        if (r.has("header.streamlen")) expect_eq(r, "stated stream length", r.u64("header.streamlen"), len);
+        if (len % 64) harness_error(r.where(), "stream length is not whole blocks");
+        c.alg = salsa_name(20, c.key.size());
+        c.pt = Bytes(len, 0);
+        c.check = [slices, digest](const Bytes& got) -> std::string {
+            for (const auto& s : slices) {
+                if (got.size() < s.first + s.second.size()) return "output shorter than the stream";
+                Bytes part(got.begin() + static_cast<std::ptrdiff_t>(s.first),
+                           got.begin() + static_cast<std::ptrdiff_t>(s.first + s.second.size()));
+                if (part != s.second)
+                    return "stream[" + std::to_string(s.first) + "..]: " + describe_mismatch(part, s.second);
+            }
+            Bytes d = xor_fold64(got);
+            return d == digest ? "" : "xor-digest: " + describe_mismatch(d, digest);
+        };
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+}  // namespace
+
+const std::vector<VectorFile>& vector_files() {
+    static const std::vector<VectorFile> files = {
+        {std::string(kWy) + "aes_gcm_test.json", 316, "wycheproof"},
+        {std::string(kWy) + "aes_xts_test.json", 123, "wycheproof"},
+        {std::string(kWy) + "aes_cbc_pkcs5_test.json", 216, "wycheproof"},
+        {std::string(kWy) + "chacha20_poly1305_test.json", 325, "wycheproof"},
+        {std::string(kWy) + "xchacha20_poly1305_test.json", 315, "wycheproof"},
+        {std::string(kBotan) + "block/aes.vec", 1353, "botan"},
+        {std::string(kBotan) + "modes/cbc.vec", 329, "botan"},
+        {std::string(kBotan) + "modes/ctr.vec", 2, "botan"},
+        {std::string(kBotan) + "stream/ctr.vec", 821, "botan"},
+        {std::string(kBotan) + "modes/xts.vec", 836, "botan"},
+        {std::string(kBotan) + "aead/gcm.vec", 55, "botan"},
+        {std::string(kBotan) + "stream/chacha.vec", 109, "botan"},
+        {std::string(kBotan) + "stream/salsa20.vec", 17, "botan"},
+        {std::string(kBotan) + "aead/chacha20poly1305.vec", 1710, "botan"},
+        {std::string(kPyca) + "AES/XTS/tweak-128hexstr/XTSGenAES128.rsp", 1000, "nist"},
+        {std::string(kPyca) + "AES/XTS/tweak-128hexstr/XTSGenAES256.rsp", 1000, "nist"},
+        {std::string(kPyca) + "AES/CTR/aes-128-ctr.txt", 3, "nist"},
+        {std::string(kPyca) + "AES/CTR/aes-192-ctr.txt", 3, "nist"},
+        {std::string(kPyca) + "AES/CTR/aes-256-ctr.txt", 3, "nist"},
+        {std::string(kPyca) + "ChaCha20/rfc7539.txt", 3, "nist"},
+        {std::string(kPyca) + "ChaCha20Poly1305/openssl.txt", 5, "nist"},
+        {std::string(kPyca2) + "ChaCha20/rfc7539.txt", 3, "nist"},
+        {std::string(kPyca2) + "ChaCha20/counter-overflow.txt", 10, "nist"},
+        {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
+        {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
+    };
+    return files;
+}
+
+std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
+    const std::string& rel = f.rel;
+    const std::string name = base_name(rel);
+    const std::string fmt = f.format;
+    std::vector<Record> recs;
+    if (fmt == "wycheproof") {
+        const bool aead = name.find("gcm") != std::string::npos || name.find("poly1305") != std::string::npos;
+        const std::string alg = name == "aes_gcm_test.json"              ? "AES-GCM"
+                                : name == "aes_xts_test.json"            ? "AES-XTS"
+                                : name == "aes_cbc_pkcs5_test.json"      ? "AES-CBC-PKCS5"
+                                : name == "chacha20_poly1305_test.json"  ? "CHACHA20-POLY1305"
+                                                                         : "XCHACHA20-POLY1305";
+        recs = parse_wycheproof(rel, alg, aead ? "aead_test_schema_v1.json" : "ind_cpa_test_schema_v1.json");
+    } else if (fmt == "botan") {
+        recs = parse_botan_vec(rel);
+    } else if (fmt == "nist") {
+        recs = parse_nist(rel);
+    } else if (fmt == "cryptopp") {
+        recs = parse_cryptopp(rel);
+    } else {
+        recs = parse_estream(rel);
+    }
+    size_t explicit_records = 0;
+    for (const Record& r : recs)
+        if (r.note().empty()) ++explicit_records;
+    if (records_seen) *records_seen = explicit_records;
+
+    if (fmt == "wycheproof") {
+        if (name == "aes_xts_test.json") return wycheproof_xts(recs, rel);
+        if (name == "aes_cbc_pkcs5_test.json") return wycheproof_cbc(recs, rel);
+        return wycheproof_aead(recs, rel);
+    }
+    if (fmt == "botan") {
+        if (name == "aes.vec") return botan_aes_ecb(recs, rel);
+        if (name == "cbc.vec") return botan_cbc(recs, rel);
+        if (name == "ctr.vec") return botan_ctr(recs, rel);
+        if (name == "xts.vec") return botan_xts(recs, rel);
+        if (name == "gcm.vec") return botan_gcm(recs, rel);
+        if (name == "chacha.vec") return botan_chacha(recs, rel);
+        if (name == "salsa20.vec") return botan_salsa(recs, rel);
+        return botan_chachapoly(recs, rel);
+    }
+    if (fmt == "nist") {
+        if (name.rfind("XTSGen", 0) == 0) return nist_xts(recs, rel);
+        if (name.find("-ctr.txt") != std::string::npos) return pyca_ctr(recs, rel);
+        if (name == "openssl.txt") return pyca_chachapoly(recs, rel);
+        return pyca_chacha(recs, rel, rel.rfind(kPyca2, 0) == 0);
+    }
+    if (fmt == "cryptopp") return cryptopp_salsa(recs, rel);
+    return estream_salsa(recs, rel);
+}
+
+}  // namespace conf

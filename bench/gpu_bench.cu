@@ -1,0 +1,254 @@
+// GPU AES benchmark: payload GB/s (1 GB = 1e9 bytes) of the CUDA backend on data
+// already in GPU memory (out of place: reads plaintext, writes ciphertext),
+// beside the device-to-device copy roof measured in the same run.
+//
+//   gpu_bench [--quick] [--size MIB] [--runs N] [--device N] [--json PATH]
+//
+// Each figure: warm-up call, then the median of N timed calls (CUDA events on
+// the call's stream; each call is one backend call as a user would make it).
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "engine/algorithms.h"
+
+namespace {
+
+struct Result {
+    std::string alg, variant, note;
+    double gbs = 0, predicted = 0;
+    bool ok = false;
+    std::string error;
+};
+
+#define CK(x)                                                                              \
+    do {                                                                                   \
+        cudaError_t e_ = (x);                                                              \
+        if (e_ != cudaSuccess) {                                                           \
+            std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+            std::exit(2);                                                                  \
+        }                                                                                  \
+    } while (0)
+
+template <class F>
+double median_gbs(F&& call, size_t bytes, int runs, cudaStream_t s, std::string* err) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<double> v;
+    bc::Status st = call();  // warm-up
+    if (!st.is_ok()) {
+        *err = st.detail;
+        return 0;
+    }
+    for (int i = 0; i < runs; ++i) {
+        CK(cudaEventRecord(a, s));
+        st = call();
+        CK(cudaEventRecord(b, s));
+        CK(cudaEventSynchronize(b));
+        if (!st.is_ok()) {
+            *err = st.detail;
+            return 0;
+        }
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        v.push_back(double(bytes) / (double(ms) * 1e-3) / 1e9);
+    }
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    size_t mib = 1024;
+    int runs = 7, device = 0;
+    std::string json;
+    bool quick = false;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--quick") quick = true;
+        else if (a == "--size" && i + 1 < argc) mib = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
+        else if (a == "--device" && i + 1 < argc) device = std::atoi(argv[++i]);
+        else if (a == "--json" && i + 1 < argc) json = argv[++i];
+        else if (a.size() > 5 && a.substr(a.size() - 5) == ".json") json = a;
+        else {
+            std::fprintf(stderr, "usage: %s [--quick] [--size MIB] [--runs N] [--device N] [--json PATH]\n", argv[0]);
+            return 1;
+        }
+    }
+    if (quick) {
+        mib = std::min<size_t>(mib, 64);
+        runs = std::max(5, std::min(runs, 5));
+    }
+    if (runs < 5) runs = 5;
+    const size_t bytes = mib << 20;
+
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count <= device) {
+        std::printf("skipped: no CUDA device\n");
+        return 0;
+    }
+    CK(cudaSetDevice(device));
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, device));
+    cudaStream_t s;
+    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    uint8_t *din = nullptr, *dout = nullptr;
+    CK(cudaMalloc(&din, bytes));
+    CK(cudaMalloc(&dout, bytes));
+    {
+        std::vector<uint8_t> h(bytes);
+        std::mt19937_64 rng(42);
+        for (size_t i = 0; i + 8 <= bytes; i += 8) {
+            uint64_t r = rng();
+            std::memcpy(&h[i], &r, 8);
+        }
+        CK(cudaMemcpy(din, h.data(), bytes, cudaMemcpyHostToDevice));
+    }
+
+    // The roof: a device-to-device copy of the same payload.
+    std::string err;
+    const double roof = median_gbs(
+        [&]() {
+            cudaError_t e = cudaMemcpyAsync(dout, din, bytes, cudaMemcpyDeviceToDevice, s);
+            return e == cudaSuccess ? bc::Status::ok() : bc::Status(BC_ERR_DEVICE, cudaGetErrorString(e));
+        },
+        bytes, runs, s, &err);
+
+    struct Case {
+        const char* alg;
+        bool decrypt;
+        uint64_t unit;
+        double pred_bs, pred_tab;  // predicted GB/s on an H100 (bench/NOTES.md)
+    };
+    const Case cases[] = {
+        {"aes-128-ctr", false, 0, 440, 300},    {"aes-256-ctr", false, 0, 330, 220},
+        {"aes-128-ecb", false, 0, 450, 300},    {"aes-128-cbc", true, 0, 320, 250},
+        {"aes-128-xts", false, 4096, 420, 280}, {"aes-256-gcm", false, 0, 205, 170},
+    };
+    std::vector<Result> results;
+    const uint8_t iv[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 0, 0, 1};
+    for (int variant = 0; variant < 2; ++variant) {
+        bc::ContextOptions opt;
+        opt.aes_table = variant == 1;
+        std::unique_ptr<bc::Backend> be;
+        bc::Status st = bc::make_cuda_backend(device, opt, &be);
+        if (!st.is_ok()) {
+            std::printf("cannot open cuda:%d: %s\n", device, st.detail.c_str());
+            return 1;
+        }
+        for (const auto& c : cases) {
+            Result r;
+            r.alg = c.alg;
+            r.variant = variant ? "table" : "bitsliced";
+            r.predicted = variant ? c.pred_tab : c.pred_bs;
+            bc::KeyMaterial km;
+            km.alg = bc::find_algorithm(c.alg);
+            if (!km.alg) {
+                r.error = "unknown algorithm";
+                results.push_back(r);
+                continue;
+            }
+            std::vector<uint8_t> key(km.alg->key_size);
+            for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
+            km.raw = bc::SecureBytes(key.data(), key.size());
+            std::unique_ptr<bc::BackendKey> bk;
+            st = be->prepare_key(km, &bk);
+            if (!st.is_ok()) {
+                r.error = st.detail;
+                results.push_back(r);
+                continue;
+            }
+            if (km.alg->mode == bc::Mode::GCM) {
+                r.note = "CTR32 + GHASH, encrypt";
+                r.gbs = median_gbs(
+                    [&]() {
+                        bc::AeadChunkOp op;
+                        std::memcpy(op.ctr, iv, 16);
+                        op.in = din;
+                        op.out = dout;
+                        op.len = bytes;
+                        op.memory = BC_MEMORY_DEVICE;
+                        op.stream = s;
+                        return be->aead_chunk(km, *bk, op);
+                    },
+                    bytes, runs, s, &r.error);
+            } else {
+                if (c.unit) r.note = "data unit " + std::to_string(c.unit) + " B";
+                r.note += c.decrypt ? (r.note.empty() ? "decrypt" : ", decrypt") : "";
+                r.gbs = median_gbs(
+                    [&]() {
+                        bc::CipherOp op;
+                        op.dir = c.decrypt ? bc::Dir::Decrypt : bc::Dir::Encrypt;
+                        op.iv = km.alg->mode == bc::Mode::ECB ? nullptr : iv;
+                        op.iv_len = 16;
+                        op.in = din;
+                        op.out = dout;
+                        op.len = bytes;
+                        op.data_unit = c.unit;
+                        op.memory = BC_MEMORY_DEVICE;
+                        op.stream = s;
+                        return be->cipher(km, *bk, op);
+                    },
+                    bytes, runs, s, &r.error);
+            }
+            r.ok = r.error.empty();
+            results.push_back(r);
+            std::fprintf(stderr, "  %s %s: %.1f GB/s%s%s\n", r.alg.c_str(), r.variant.c_str(), r.gbs,
+                         r.ok ? "" : " ERROR ", r.error.c_str());
+        }
+    }
+
+    std::printf("\n## bulkcrypt GPU AES, data in GPU memory (out of place)\n\n");
+    std::printf("device: %s (sm_%d%d, %d SMs), payload %zu MiB, median of %d runs after warm-up\n\n", prop.name,
+                prop.major, prop.minor, prop.multiProcessorCount, mib, runs);
+    std::printf("| algorithm | variant | GB/s | predicted GB/s | %% of copy roof | note |\n");
+    std::printf("| --- | --- | ---: | ---: | ---: | --- |\n");
+    std::printf("| device copy (roof) | - | %.1f | 1510 | 100 | cudaMemcpy D2D, payload bytes |\n", roof);
+    for (const auto& r : results) {
+        if (r.ok)
+            std::printf("| %s | %s | %.1f | %.0f | %.1f | %s |\n", r.alg.c_str(), r.variant.c_str(), r.gbs, r.predicted,
+                        100.0 * r.gbs / roof, r.note.c_str());
+        else
+            std::printf("| %s | %s | error | %.0f | - | %s |\n", r.alg.c_str(), r.variant.c_str(), r.predicted,
+                        r.error.c_str());
+    }
+    if (!json.empty()) {
+        FILE* f = std::fopen(json.c_str(), "w");
+        if (!f) {
+            std::fprintf(stderr, "cannot write %s\n", json.c_str());
+            return 1;
+        }
+        std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"sm\": \"%d%d\",\n  \"payload_bytes\": %zu,\n  \"runs\": %d,\n",
+                     prop.name, prop.major, prop.minor, bytes, runs);
+        std::fprintf(f, "  \"unit\": \"GB/s (1e9 bytes per second, payload)\",\n  \"copy_roof_gbs\": %.3f,\n  \"results\": [\n", roof);
+        for (size_t i = 0; i < results.size(); ++i) {
+            const auto& r = results[i];
+            std::fprintf(f,
+                         "    {\"algorithm\": \"%s\", \"variant\": \"%s\", \"gbs\": %.3f, \"predicted_gbs\": %.0f, "
+                         "\"ok\": %s, \"note\": \"%s\", \"error\": \"%s\"}%s\n",
+                         r.alg.c_str(), r.variant.c_str(), r.gbs, r.predicted, r.ok ? "true" : "false", r.note.c_str(),
+                         r.error.c_str(), i + 1 < results.size() ? "," : "");
+        }
+        std::fprintf(f, "  ]\n}\n");
+        std::fclose(f);
+        std::printf("\nJSON written to %s\n", json.c_str());
+    }
+    cudaFree(din);
+    cudaFree(dout);
+    cudaStreamDestroy(s);
+    bool all_ok = std::all_of(results.begin(), results.end(), [](const Result& r) { return r.ok; });
+    return all_ok ? 0 : 3;
+}

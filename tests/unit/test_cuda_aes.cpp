@@ -1,0 +1,327 @@
+// The CUDA backend against the portable host cores (src/modes, src/cores/aes)
+// for every AES mode, both variants, host and device memory, in place and out
+// of place, random sizes and misaligned offsets. Without a CUDA device every
+// test is skipped and says so.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "backends/backend.h"
+#include "engine/algorithms.h"
+#include "modes/aes_modes.h"
+#include "modes/gcm/gcm.h"
+
+#if defined(BC_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+bool have_cuda_device() {
+#if defined(BC_HAVE_CUDA)
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return n > 0;
+#else
+    return false;
+#endif
+}
+
+#define REQUIRE_CUDA()                                                   \
+    do {                                                                 \
+        if (!have_cuda_device()) GTEST_SKIP() << "skipped: no CUDA device"; \
+    } while (0)
+
+struct Env {
+    std::unique_ptr<bc::Backend> be;
+    bc::KeyMaterial km;
+    std::unique_ptr<bc::BackendKey> bk;
+    bc::AesKeySchedule k1{}, k2{};
+};
+
+Env make_env(const char* alg, bool table, std::mt19937& rng) {
+    Env e;
+    bc::ContextOptions opt;
+    opt.aes_table = table;
+    bc::Status s = bc::make_cuda_backend(0, opt, &e.be);
+    EXPECT_TRUE(s.is_ok()) << s.detail;
+    e.km.alg = bc::find_algorithm(alg);
+    EXPECT_NE(nullptr, e.km.alg) << alg;
+    Bytes key(e.km.alg->key_size);
+    for (auto& c : key) c = static_cast<uint8_t>(rng());
+    e.km.raw = bc::SecureBytes(key.data(), key.size());
+    const bool xts = e.km.alg->mode == bc::Mode::XTS;
+    const size_t half = xts ? key.size() / 2 : key.size();
+    bc::aes_expand_key(key.data(), half, &e.k1);
+    if (xts) bc::aes_expand_key(key.data() + half, half, &e.k2);
+    s = e.be->prepare_key(e.km, &e.bk);
+    EXPECT_TRUE(s.is_ok()) << s.detail;
+    return e;
+}
+
+Bytes random_bytes(size_t n, std::mt19937& rng) {
+    Bytes b(n);
+    for (auto& c : b) c = static_cast<uint8_t>(rng());
+    return b;
+}
+
+#if defined(BC_HAVE_CUDA)
+// Runs op on the backend with the data in host or device memory, in place or
+// not, at a byte offset `mis` inside the allocation (misalignment).
+Bytes run_cipher(Env& e, bc::CipherOp op, const Bytes& in, bool device, bool in_place, size_t mis) {
+    Bytes out(in.size());
+    if (!device) {
+        Bytes bin(in.size() + mis), bout(in.size() + mis + 3);
+        std::memcpy(bin.data() + mis, in.data(), in.size());
+        op.in = bin.data() + mis;
+        op.out = in_place ? bin.data() + mis : bout.data() + mis + 3;
+        op.len = in.size();
+        op.memory = BC_MEMORY_HOST;
+        bc::Status s = e.be->cipher(e.km, *e.bk, op);
+        EXPECT_TRUE(s.is_ok()) << s.detail;
+        std::memcpy(out.data(), op.out, in.size());
+        return out;
+    }
+    uint8_t *din = nullptr, *dout = nullptr;
+    EXPECT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&din), in.size() + mis + 16));
+    EXPECT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&dout), in.size() + mis + 16));
+    cudaMemcpy(din + mis, in.data(), in.size(), cudaMemcpyHostToDevice);
+    op.in = din + mis;
+    op.out = in_place ? din + mis : dout + mis;
+    op.len = in.size();
+    op.memory = BC_MEMORY_DEVICE;
+    bc::Status s = e.be->cipher(e.km, *e.bk, op);
+    EXPECT_TRUE(s.is_ok()) << s.detail;
+    cudaMemcpy(out.data(), op.out, in.size(), cudaMemcpyDeviceToHost);
+    cudaFree(din);
+    cudaFree(dout);
+    return out;
+}
+#endif
+
+struct Variant {
+    bool table;
+    const char* name;
+};
+const Variant kVariants[] = {{false, "bitsliced"}, {true, "table"}};
+// sizes in blocks around the kernels' tile (1024 blocks) and thread (32) edges
+const size_t kBlocks[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, 70001};
+
+TEST(CudaAes, NoDeviceIsAStatusNotACrash) {
+    if (have_cuda_device()) {
+        std::unique_ptr<bc::Backend> b;
+        bc::Status s = bc::make_cuda_backend(9999, bc::ContextOptions{}, &b);
+        EXPECT_EQ(BC_ERR_NO_DEVICE, s.code);
+        EXPECT_FALSE(s.detail.empty());
+        return;
+    }
+    std::unique_ptr<bc::Backend> b;
+    bc::Status s = bc::make_cuda_backend(0, bc::ContextOptions{}, &b);
+    EXPECT_EQ(BC_ERR_NO_DEVICE, s.code) << s.detail;
+    GTEST_SKIP() << "skipped: no CUDA device (checked that make_cuda_backend answers BC_ERR_NO_DEVICE)";
+}
+
+#if defined(BC_HAVE_CUDA)
+
+TEST(CudaAes, EcbMatchesHostCore) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(1);
+    for (const auto& v : kVariants)
+        for (const char* alg : {"aes-128-ecb", "aes-192-ecb", "aes-256-ecb"}) {
+            Env e = make_env(alg, v.table, rng);
+            for (size_t nb : kBlocks)
+                for (int mem = 0; mem < 4; ++mem) {
+                    Bytes pt = random_bytes(16 * nb, rng), want(pt.size());
+                    bc::aes_ecb_encrypt(e.k1, pt.data(), want.data(), nb);
+                    bc::CipherOp op;
+                    op.dir = bc::Dir::Encrypt;
+                    Bytes got = run_cipher(e, op, pt, mem & 1, mem & 2, nb % 5);
+                    ASSERT_EQ(want, got) << v.name << " " << alg << " nb=" << nb << " mem=" << mem;
+                    op.dir = bc::Dir::Decrypt;
+                    Bytes back = run_cipher(e, op, want, mem & 1, !(mem & 2), (nb + 1) % 3);
+                    ASSERT_EQ(pt, back) << v.name << " " << alg << " dec nb=" << nb << " mem=" << mem;
+                }
+        }
+}
+
+TEST(CudaAes, CtrMatchesHostCoreAtAnyOffset) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(2);
+    for (const auto& v : kVariants)
+        for (const char* alg : {"aes-128-ctr", "aes-256-ctr"}) {
+            Env e = make_env(alg, v.table, rng);
+            for (size_t nb : kBlocks)
+                for (int mem = 0; mem < 4; ++mem) {
+                    size_t len = 16 * nb + rng() % 16;
+                    uint64_t offset = rng() % 3 == 0 ? 0 : rng() % 100000;
+                    Bytes pt = random_bytes(len, rng), want(len), iv = random_bytes(16, rng);
+                    if (nb % 2) std::memset(iv.data() + 8, 0xff, 8);  // carry into the high half
+                    bc::aes_ctr128(e.k1, iv.data(), offset, pt.data(), want.data(), len);
+                    bc::CipherOp op;
+                    op.iv = iv.data();
+                    op.iv_len = 16;
+                    op.offset = offset;
+                    Bytes got = run_cipher(e, op, pt, mem & 1, mem & 2, mem + nb % 7);
+                    ASSERT_EQ(want, got) << v.name << " " << alg << " len=" << len << " off=" << offset
+                                         << " mem=" << mem;
+                }
+        }
+}
+
+TEST(CudaAes, CbcMatchesHostCore) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(3);
+    for (const auto& v : kVariants)
+        for (const char* alg : {"aes-128-cbc", "aes-256-cbc"}) {
+            Env e = make_env(alg, v.table, rng);
+            for (size_t nb : kBlocks)
+                for (int mem = 0; mem < 4; ++mem) {
+                    Bytes pt = random_bytes(16 * nb, rng), ct(pt.size()), iv = random_bytes(16, rng);
+                    uint8_t chain[16];
+                    std::memcpy(chain, iv.data(), 16);
+                    bc::aes_cbc_encrypt(e.k1, chain, pt.data(), ct.data(), nb);
+                    bc::CipherOp op;
+                    op.iv = iv.data();
+                    op.iv_len = 16;
+                    op.dir = bc::Dir::Decrypt;
+                    ASSERT_EQ(pt, run_cipher(e, op, ct, mem & 1, mem & 2, nb % 4))
+                        << v.name << " " << alg << " dec nb=" << nb << " mem=" << mem;
+                    op.dir = bc::Dir::Encrypt;
+                    ASSERT_EQ(ct, run_cipher(e, op, pt, mem & 1, mem & 2, 1))
+                        << v.name << " " << alg << " enc nb=" << nb << " mem=" << mem;
+                }
+        }
+}
+
+TEST(CudaAes, XtsManyUnitsAndStealing) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(4);
+    struct Shape { size_t len, unit; };
+    const Shape shapes[] = {{16, 0}, {17, 0}, {31, 0}, {512, 512}, {4096 * 9, 512}, {4096 * 9 + 100, 4096},
+                            {4096 * 33, 4096}, {16 * 70001 + 5, 0}, {520 * 7, 520}, {16 * 1025, 0},
+                            {512 * 1000 + 48, 512}};
+    for (const auto& v : kVariants)
+        for (const char* alg : {"aes-128-xts", "aes-256-xts"}) {
+            Env e = make_env(alg, v.table, rng);
+            for (const auto& sh : shapes)
+                for (int mem = 0; mem < 4; ++mem) {
+                    Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
+                    const size_t unit = sh.unit ? sh.unit : sh.len;
+                    for (size_t off = 0, u = 0; off < sh.len; off += unit, ++u) {
+                        uint8_t t[16];
+                        std::memcpy(t, tw.data(), 16);
+                        bc::add_le128(t, u);
+                        bc::aes_xts_unit(e.k1, e.k2, true, t, pt.data() + off, want.data() + off,
+                                         std::min(unit, sh.len - off));
+                    }
+                    bc::CipherOp op;
+                    op.iv = tw.data();
+                    op.iv_len = 16;
+                    op.data_unit = sh.unit;
+                    op.dir = bc::Dir::Encrypt;
+                    ASSERT_EQ(want, run_cipher(e, op, pt, mem & 1, mem & 2, mem))
+                        << v.name << " " << alg << " len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
+                    op.dir = bc::Dir::Decrypt;
+                    ASSERT_EQ(pt, run_cipher(e, op, want, mem & 1, mem & 2, 3 - mem))
+                        << v.name << " " << alg << " dec len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
+                }
+        }
+}
+
+TEST(CudaAes, GcmChunkAndMacMatchHost) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(5);
+    const size_t lens[] = {1, 15, 16, 17, 255, 4096, 16 * 8192, 16 * 8192 + 7, 16 * 8192 * 3 + 1, 5 << 20};
+    for (const auto& v : kVariants)
+        for (const char* alg : {"aes-128-gcm", "aes-256-gcm"}) {
+            Env e = make_env(alg, v.table, rng);
+            uint8_t zero[16] = {0}, hb[16];
+            bc::aes_encrypt_blocks(e.k1, zero, hb, 1);
+            const bc_gf128 h = bc_gf128_load(hb);
+            for (size_t len : lens)
+                for (int mem = 0; mem < 2; ++mem)
+                    for (int dir = 0; dir < 2; ++dir) {
+                        Bytes in = random_bytes(len, rng), want(len), ctr = random_bytes(16, rng);
+                        if (len % 2) std::memset(ctr.data() + 12, 0xff, 4);  // inc32 wraps
+                        bc::aes_ctr32(e.k1, ctr.data(), in.data(), want.data(), len);
+                        const Bytes& c_text = dir == 0 ? want : in;
+                        uint8_t want_partial[16];
+                        bc_gf128_store(want_partial, bc::ghash_partial(h, c_text.data(), len));
+                        bc::AeadChunkOp op;
+                        op.dir = dir == 0 ? bc::Dir::Encrypt : bc::Dir::Decrypt;
+                        std::memcpy(op.ctr, ctr.data(), 16);
+                        op.len = len;
+                        Bytes got(len);
+                        uint8_t* d = nullptr;
+                        if (mem) {
+                            ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&d), len + 16));
+                            cudaMemcpy(d + 1, in.data(), len, cudaMemcpyHostToDevice);
+                            op.in = op.out = d + 1;  // in place, misaligned
+                            op.memory = BC_MEMORY_DEVICE;
+                        } else {
+                            op.in = in.data();
+                            op.out = got.data();
+                        }
+                        bc::Status s = e.be->aead_chunk(e.km, *e.bk, op);
+                        ASSERT_TRUE(s.is_ok()) << s.detail;
+                        if (mem) {
+                            cudaMemcpy(got.data(), d + 1, len, cudaMemcpyDeviceToHost);
+                            cudaFree(d);
+                        }
+                        ASSERT_EQ(want, got) << v.name << " " << alg << " len=" << len;
+                        ASSERT_EQ(0, std::memcmp(want_partial, op.partial, 16))
+                            << v.name << " " << alg << " partial len=" << len << " mem=" << mem << " dir=" << dir;
+                        bc::MacOp m;
+                        m.data = in.data();
+                        m.len = len;
+                        s = e.be->mac(e.km, *e.bk, m);
+                        ASSERT_TRUE(s.is_ok()) << s.detail;
+                        uint8_t want_mac[16];
+                        bc_gf128_store(want_mac, bc::ghash_partial(h, in.data(), len));
+                        ASSERT_EQ(0, std::memcmp(want_mac, m.partial, 16)) << "mac len=" << len;
+                    }
+        }
+}
+
+TEST(CudaAes, BadDevicePointerIsAStatusAndContextStaysUsable) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(6);
+    Env e = make_env("aes-128-ctr", false, rng);
+    Bytes buf(64), iv(16);
+    bc::CipherOp op;
+    op.iv = iv.data();
+    op.in = op.out = buf.data();  // host pointer passed as device memory
+    op.len = buf.size();
+    op.memory = BC_MEMORY_DEVICE;
+    bc::Status s = e.be->cipher(e.km, *e.bk, op);
+    EXPECT_EQ(BC_ERR_INVALID_ARGUMENT, s.code) << s.detail;
+    Bytes want(64);
+    bc::aes_ctr128(e.k1, iv.data(), 0, buf.data(), want.data(), 64);
+    op.memory = BC_MEMORY_HOST;
+    Bytes out(64);
+    op.out = out.data();
+    s = e.be->cipher(e.km, *e.bk, op);
+    ASSERT_TRUE(s.is_ok()) << s.detail;
+    EXPECT_EQ(want, out);
+}
+
+TEST(CudaAes, StreamModesAreNotSupportedYet) {
+    REQUIRE_CUDA();
+    std::unique_ptr<bc::Backend> b;
+    ASSERT_TRUE(bc::make_cuda_backend(0, bc::ContextOptions{}, &b).is_ok());
+    const bc::Algorithm* a = bc::find_algorithm("chacha20");
+    if (a) EXPECT_FALSE(b->supports(*a));
+    EXPECT_NE(std::string::npos, b->device_name().find("cuda:0"));
+}
+
+#endif  // BC_HAVE_CUDA
+
+}  // namespace

@@ -185,7 +185,9 @@ typedef struct bc_params {
  *     128-bit big-endian number, as OpenSSL does); XTS the 16-byte tweak of the
  *     first data unit; ECB none (iv_len 0).
  * Output bound: in_len, plus one block when encrypting with BC_FLAG_PAD_PKCS7.
- * On failure the output is wiped (to the bound) and *out_len is 0. */
+ * On failure *out_len is 0. A call refused by its argument checks writes nothing
+ * (so a refused in-place call loses no data); a failure after processing began
+ * (bad padding, a device error) wipes the output up to the bound. */
 BC_API BC_MUST_CHECK bc_status bc_encrypt(bc_key *key, const uint8_t *iv, size_t iv_len,
                                           const uint8_t *in, size_t in_len,
                                           uint8_t *out, size_t out_cap, size_t *out_len,
@@ -226,12 +228,17 @@ BC_API BC_MUST_CHECK bc_status bc_aead_open_detached(bc_key *key, const uint8_t 
 
 /* ---- streaming --------------------------------------------------------------------
  * One message in pieces: create, (aad)*, (update)*, final. Pieces may have any
- * length. update writes at most in_len + one block (block modes buffer a partial
- * block); final writes at most one block (two with padding on ECB/CBC encrypt).
+ * length and the result is byte-identical to the one-shot call, however the
+ * message is cut. Modes that need whole blocks hold back what they cannot process
+ * yet, so update writes at most in_len + 64 bytes (for XTS with a data-unit size:
+ * in_len + one data unit; XTS without one is a single data unit of at most 2^20
+ * blocks, held and encrypted at final). final writes what is still held back: at
+ * most 64 bytes, one data unit for XTS, or one block of padding for ECB/CBC.
  * AEAD decryption: set the expected tag before final; final returns
  * BC_ERR_AUTH_FAILED on a mismatch. Plaintext from update calls of an AEAD
  * decryption is unauthenticated until final succeeds: a caller that must never
  * expose it uses the one-shot bc_aead_open instead.
+ * After any failure the stream refuses further calls (BC_ERR_BAD_STATE).
  * Host memory only. */
 
 typedef struct bc_stream bc_stream;

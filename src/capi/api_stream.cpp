@@ -4,7 +4,8 @@
 // calls, so a stream gives byte-identical results however the caller cuts it:
 //   CTR and stream ciphers: no buffering, the keystream position advances;
 //   ECB/CBC: whole blocks, the last one held back when decrypting with padding;
-//   XTS: whole data units (a data_unit_size is required), the rest at final;
+//   XTS: whole data units as they complete; without a data_unit_size the
+//        message is one unit (at most 2^20 blocks), encrypted at final;
 //   AEADs: pieces of the MAC granule, partial MACs folded as they come.
 #include <string>
 #include <vector>
@@ -60,7 +61,7 @@ Status raw_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
                    s->key->material.alg->kind == BC_KIND_STREAM ? s->position : 0));
     if (mode == Mode::CBC) {
         std::memcpy(s->iv, s->dir == Dir::Encrypt ? out + len - 16 : next_chain, 16);
-    } else if (mode == Mode::XTS) {
+    } else if (mode == Mode::XTS && s->params.data_unit_size) {
         add_le128(s->iv, len / s->params.data_unit_size);
     }
     s->position += len;
@@ -122,6 +123,9 @@ size_t processable(const bc_stream* s, size_t avail) {
         return whole;
     }
     case BC_KIND_XTS: {
+        // Without a data-unit size the whole message is one unit (at most 2^20
+        // blocks, so the buffer is bounded): it is encrypted at final.
+        if (s->params.data_unit_size == 0) return 0;
         // Keep at least one whole unit back: the last unit may be short and final decides.
         size_t u = s->params.data_unit_size;
         size_t units = avail / u;
@@ -142,6 +146,8 @@ Status stream_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* ou
             return Status(BC_ERR_MESSAGE_TOO_LONG, "message longer than the AEAD allows");
     }
     const size_t avail = s->pending.size() + in_len;
+    if (s->key->material.alg->kind == BC_KIND_XTS && s->params.data_unit_size == 0 && avail > (size_t(16) << 20))
+        return Status(BC_ERR_INPUT_LENGTH, "an XTS data unit is at most 2^20 blocks (IEEE 1619); set data_unit_size");
     const size_t now = processable(s, avail);
     if (now && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
     if (out_cap < now) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(now) + " bytes");
@@ -223,7 +229,8 @@ Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len)
             return Status(BC_ERR_INPUT_LENGTH, std::string(a->name) + " input must be whole 16-byte blocks");
         }
     } else if (a->kind == BC_KIND_XTS) {
-        if (n && n < 16) return Status(BC_ERR_INPUT_LENGTH, "the last XTS data unit is shorter than 16 bytes");
+        if ((n && n < 16) || (n == 0 && s->position == 0))
+            return Status(BC_ERR_INPUT_LENGTH, "an XTS data unit needs at least 16 bytes");
         if (n && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
         if (out_cap < n) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(n) + " bytes");
         st = raw_piece(s, s->pending.data(), out, n);
@@ -270,8 +277,6 @@ bc_status bc_stream_create(bc_key* key, bc_direction dir, const uint8_t* iv, siz
         } else {
             BC_TRY(raw_check_key_iv(key, iv, iv_len));
             BC_TRY(raw_check_params(key, p));
-            if (a->kind == BC_KIND_XTS && !p.data_unit_size)
-                return Status(BC_ERR_NOT_SUPPORTED, "streaming XTS needs bc_params.data_unit_size (whole units per piece)");
             if (iv_len) std::memcpy(s->iv, iv, iv_len);
             s->iv_len = iv_len;
             s->position = p.offset;

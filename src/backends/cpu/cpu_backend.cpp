@@ -100,7 +100,7 @@ public:
         const bool small = len <= kOneShotMax || pool_.size() == 1;
         if (opt_.cpu_portable || memory != BC_MEMORY_HOST || !small) return Status(BC_ERR_NOT_SUPPORTED);
         const EVP_CIPHER* cipher = nullptr;
-        if (key.alg->mode == Mode::GCM) {
+        if (key.alg->mode == Mode::GCM && nonce_len <= kEvpMaxGcmIv) {
             const size_t k = key.raw.size();
             cipher = evp_.gcm[k == 16 ? 0 : k == 24 ? 1 : 2];
         } else if (key.alg->mode == Mode::ChaChaPoly && nonce_len == 12) {
@@ -118,6 +118,7 @@ public:
 
 private:
     static constexpr size_t kOneShotMax = 1 << 20;
+    static constexpr size_t kEvpMaxGcmIv = 128;  // OpenSSL 3's GCM IV buffer; longer IVs take bulkcrypt's J0
     ContextOptions opt_;
     mutable ThreadPool pool_;
     EvpCiphers evp_;

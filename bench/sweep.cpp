@@ -6,7 +6,7 @@
 //
 //   sweep [--mode smoke|standard|full] [--max BYTES] [--algs a,b,...]
 //         [--paths cpu1,cpuN,gpu-host,gpu-host-pinned,gpu-dev,gpu-dev-table,opencl]
-//         [--runs N] [--point-cap SECONDS] [--budget SECONDS]
+//         [--opencl-algs a,b|all] [--runs N] [--point-cap SECONDS] [--budget SECONDS]
 //         [--openssl-seconds N] [--openssl-sizes 16384|all] [--no-openssl]
 //         [--json FILE] [--quiet]
 //
@@ -23,11 +23,13 @@
 // spread. Host paths are timed with std::chrono::steady_clock around
 // synchronous calls; device-memory paths with CUDA events on the call's stream.
 // GB = 1e9 bytes. A point whose predicted time exceeds --point-cap is skipped
-// (and said so); past --budget seconds every remaining point is skipped.
+// (and said so); past --budget seconds, or after SIGTERM/SIGINT, every remaining
+// point is skipped and the JSON is still written.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
+#include <csignal>
 #include <cstdarg>
 #include <cmath>
 #include <cstdio>
@@ -88,6 +90,10 @@ namespace {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// SIGTERM or SIGINT (a timeout, a Ctrl-C): stop measuring, write what was measured.
+volatile std::sig_atomic_t g_stop = 0;
+extern "C" void on_stop_signal(int) { g_stop = 1; }
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
@@ -290,6 +296,7 @@ struct Config {
     uint64_t max_bytes = uint64_t(1) << 30;
     std::vector<std::string> algs;       // empty: the mode's list
     std::vector<std::string> paths;      // empty: every path
+    std::vector<std::string> opencl_algs;  // empty: every algorithm on OpenCL paths too
     int runs = 7;
     double batch_s = 0.002;              // one run lasts about this long
     double min_point_s = 0.03;           // and a point at least this long in all
@@ -411,7 +418,11 @@ struct Runner {
     void* stream = nullptr;         // cudaStream_t for device-memory calls
     size_t buf_bytes = 0;
 
-    bool over_budget() const { return seconds_since(start) > cfg.budget_s; }
+    bool over_budget() const { return g_stop || seconds_since(start) > cfg.budget_s; }
+    bool opencl_runs(const std::string& spec) const {
+        return cfg.opencl_algs.empty() ||
+               std::find(cfg.opencl_algs.begin(), cfg.opencl_algs.end(), spec) != cfg.opencl_algs.end();
+    }
 
     void log(const char* fmt, ...) __attribute__((format(printf, 2, 3))) {
         if (cfg.quiet) return;
@@ -911,6 +922,12 @@ std::vector<std::string> latency(Runner& r, std::vector<std::string> devices) {
             if (!make_alg(name, &a, &why)) continue;
             Json e = Json::object();
             e["algorithm"] = name;
+            if (is_opencl && !r.opencl_runs(name)) {
+                e["status"] = "skipped";
+                e["reason"] = "not in --opencl-algs (the mode keeps run-time kernel compilation short)";
+                d["algorithms"].push(e);
+                continue;
+            }
             std::vector<uint8_t> key(a.info.key_size);
             fill_pattern(key.data(), key.size(), 7);
             bc_key* k = nullptr;
@@ -1068,6 +1085,13 @@ void sweep_alg(Runner& r, std::vector<Path>& paths, const std::string& spec) {
         base["path"] = p.name;
         base["algorithm"] = a.spec;
         if (p.aes_only && a.name.rfind("aes-", 0) != 0) continue;
+        if (p.backend == "opencl" && !r.opencl_runs(a.spec)) {
+            Json s = base;
+            s["status"] = "skipped";
+            s["reason"] = "not in --opencl-algs (the mode keeps run-time kernel compilation short)";
+            r.out["results"].push(s);
+            continue;
+        }
         if (r.over_budget()) {
             Json s = base;
             s["status"] = "skipped";
@@ -1273,8 +1297,9 @@ int usage() {
     std::fprintf(stderr,
                  "usage: sweep [--mode smoke|standard|full] [--max BYTES] [--algs a,b:decrypt,...]\n"
                  "             [--paths cpu1,cpuN,gpu-host,gpu-host-pinned,gpu-dev,gpu-dev-table,opencl]\n"
-                 "             [--runs N] [--point-cap S] [--budget S] [--openssl-seconds N]\n"
-                 "             [--openssl-sizes 16384|all] [--no-openssl] [--json FILE] [--quiet]\n");
+                 "             [--opencl-algs a,b|all] [--runs N] [--point-cap S] [--budget S]\n"
+                 "             [--openssl-seconds N] [--openssl-sizes 16384|all]"
+                 " [--no-openssl] [--json FILE] [--quiet]\n");
     return 2;
 }
 
@@ -1295,6 +1320,7 @@ int main(int argc, char** argv) {
         c.budget_s = 75;
         c.roof_bytes = 16 << 20;
         c.scaling_bytes = 1 << 20;
+        c.opencl_algs = {"chacha20", "salsa20-8"};
     } else if (c.mode == "full") {
         c.max_bytes = uint64_t(4) << 30;
         c.runs = 11;
@@ -1323,6 +1349,7 @@ int main(int argc, char** argv) {
         else if (s == "--max") { c.max_bytes = parse_bytes(next()); if (c.max_bytes < 16) return usage(); }
         else if (s == "--algs") c.algs = split(next(), ',');
         else if (s == "--paths") c.paths = split(next(), ',');
+        else if (s == "--opencl-algs") { std::string v = next(); c.opencl_algs = v == "all" ? std::vector<std::string>{} : split(v, ','); }
         else if (s == "--runs") c.runs = std::max(1, std::atoi(next().c_str()));
         else if (s == "--point-cap") c.point_cap_s = std::atof(next().c_str());
         else if (s == "--budget") c.budget_s = std::atof(next().c_str());
@@ -1334,6 +1361,8 @@ int main(int argc, char** argv) {
         else return usage();
     }
     if (c.algs.empty()) c.algs = mode_algorithms(c.mode);
+    std::signal(SIGTERM, on_stop_signal);
+    std::signal(SIGINT, on_stop_signal);
 
     r.out["schema"] = "bulkcrypt-sweep/1";
     r.out["tool"] = "sweep";
@@ -1593,6 +1622,7 @@ int main(int argc, char** argv) {
 
     r.out["meta"]["elapsed_s"] = seconds_since(r.start);
     r.out["meta"]["budget_exhausted"] = r.over_budget();
+    r.out["meta"]["stopped_by_signal"] = g_stop != 0;
     for (Path& p : paths) bc_context_destroy(p.ctx);
 #if defined(BC_HAVE_CUDA)
     if (r.pin_in) cudaFreeHost(r.pin_in);

@@ -8,6 +8,10 @@
 // failures. Exits non-zero on any failed case, failed test or harness error
 // (for example an attribute in a vector file that no test read).
 // BC_CONFORMANCE_BACKENDS and BC_CONFORMANCE_QUICK=1 do the same as the flags.
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +31,20 @@ Options& options() {
 }
 }  // namespace conf
 
+namespace {
+// A crash inside the library ends the run; say which case caused it.
+void on_crash(int sig) {
+    char msg[1400];
+    int n = std::snprintf(msg, sizeof msg, "\nbc_conformance: CRASH (signal %d) while running: %s\n", sig,
+                          conf::current_case());
+    if (n > 0) (void)!write(2, msg, static_cast<size_t>(std::min(n, static_cast<int>(sizeof msg))));
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+}
+}  // namespace
+
 int main(int argc, char** argv) {
+    for (int sig : {SIGSEGV, SIGFPE, SIGBUS, SIGILL, SIGABRT}) std::signal(sig, on_crash);
     testing::InitGoogleTest(&argc, argv);
     std::string filter;
     if (const char* e = std::getenv("BC_CONFORMANCE_BACKENDS")) filter = e;

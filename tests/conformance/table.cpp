@@ -24,6 +24,8 @@ void Results::skip(const RowKey& row, const std::string& reason) {
     ++r.skip_reasons[reason];
 }
 
+void Results::note(const RowKey& row, const std::string& text) { ++rows_[row].notes[text]; }
+
 size_t Results::total_failed() const {
     size_t n = 0;
     for (const auto& kv : rows_) n += kv.second.failed;
@@ -69,6 +71,16 @@ void Results::print(std::FILE* f, size_t max_failures_per_row) const {
                      kv.first.backend.c_str());
         for (const auto& r : kv.second.skip_reasons)
             std::fprintf(f, "    %6zu  skipped: %s\n", r.second, r.first.c_str());
+    }
+
+    bool any_note = false;
+    for (const auto& kv : rows_) {
+        if (kv.second.notes.empty()) continue;
+        if (!any_note) std::fprintf(f, "\n==== notes on passed cases ====\n");
+        any_note = true;
+        std::fprintf(f, "%s | %s | %s\n", kv.first.algorithm.c_str(), kv.first.source.c_str(),
+                     kv.first.backend.c_str());
+        for (const auto& r : kv.second.notes) std::fprintf(f, "    %6zu  %s\n", r.second, r.first.c_str());
     }
 
     bool any_fail = false;

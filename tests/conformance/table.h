@@ -23,6 +23,8 @@ public:
     void pass(const RowKey& row);
     void fail(const RowKey& row, const std::string& case_id, const std::string& what);
     void skip(const RowKey& row, const std::string& reason);
+    // A remark on a passed case that a reader should know about (counted).
+    void note(const RowKey& row, const std::string& text);
 
     size_t total_failed() const;
     size_t total_passed() const;
@@ -36,6 +38,7 @@ private:
         size_t passed = 0, failed = 0, skipped = 0;
         std::map<std::string, size_t> skip_reasons;
         std::vector<std::string> failures;
+        std::map<std::string, size_t> notes;
     };
     std::map<RowKey, Row> rows_;
 };

@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev               # reads Wycheproof JSON vectors
   libcli11-dev libfmt-dev libargon2-dev  # the bulkcrypt command line (argon2: passphrase KDF)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL backend, PoCL in CI
+  python3-matplotlib               # bench/report.py plots
 )
 
 missing=()

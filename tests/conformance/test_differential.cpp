@@ -1,0 +1,476 @@
+// Differential tests: random keys, IVs and data at the lengths that break
+// implementations (0, 1, 15, 16, 17, 31, 32, 33, 255 blocks +/- 1, a few MiB),
+// with the expected output computed by OpenSSL EVP directly, then run through
+// the runner (every backend, one shot in place / apart / misaligned, streaming
+// in random pieces, AEAD forms and negative re-opens). Ciphers OpenSSL lacks
+// (Salsa20 family, XSalsa20, XChaCha20, ChaCha20 with a 64-bit counter) are
+// checked against bulkcrypt's default CPU path, so every other backend and core
+// variant must agree with it. bc_params.offset is checked against the same
+// keystream computed from 0, and counter edges against OpenSSL.
+#include <cstdlib>
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "evp.h"
+#include "options.h"
+#include "runner.h"
+#include "table.h"
+
+namespace conf {
+namespace {
+
+uint64_t seed() {
+    static uint64_t s = [] {
+        const char* e = std::getenv("BC_CONFORMANCE_SEED");
+        uint64_t v = e ? std::strtoull(e, nullptr, 0) : 20261122ull;
+        std::printf("differential seed %llu (set BC_CONFORMANCE_SEED to change)\n",
+                    static_cast<unsigned long long>(v));
+        return v;
+    }();
+    return s;
+}
+
+const size_t kMiB = 1024 * 1024;
+
+std::vector<size_t> lengths(bool big) {
+    std::vector<size_t> l = {0, 1, 15, 16, 17, 31, 32, 33, 255 * 16 - 1, 255 * 16, 255 * 16 + 1};
+    if (big && !options().quick) l.push_back(4 * kMiB + 3);
+    return l;
+}
+
+// The failures count of the table before a test; the test fails if it grew.
+class Diff : public testing::Test {
+protected:
+    void SetUp() override { failed_before_ = results().total_failed(); }
+    void TearDown() override {
+        EXPECT_EQ(results().total_failed(), failed_before_) << "failed cases: see the table";
+    }
+    size_t failed_before_ = 0;
+};
+
+// Reports an OpenSSL refusal as a failure of the reference (never silently).
+bool reference_ok(bool ok, const std::string& id, const std::string& alg, const std::string& err) {
+    if (!ok) results().fail(RowKey{alg, "differential vs OpenSSL", "(reference)"}, id, "OpenSSL: " + err);
+    return ok;
+}
+
+std::string id_of(const std::string& alg, size_t len, const std::string& extra) {
+    return "differential " + alg + " len=" + std::to_string(len) + (extra.empty() ? "" : " " + extra) +
+           " seed=" + std::to_string(seed());
+}
+
+// ---- block modes -------------------------------------------------------------------------------
+
+TEST_F(Diff, EcbCbc) {
+    Rng rng(seed() ^ 1);
+    for (const char* mode : {"ecb", "cbc"}) {
+        for (int bits : {128, 192, 256}) {
+            const std::string alg = "aes-" + std::to_string(bits) + "-" + mode;
+            const std::string ossl = "AES-" + std::to_string(bits) + "-" + lower(mode);
+            for (bool pad : {false, true}) {
+                const bool big = bits == 128 && std::string(mode) == "cbc";
+                for (size_t len : lengths(big)) {
+                    if (!pad && len % 16) continue;
+                    Case c;
+                    c.alg = alg;
+                    c.source = "differential vs OpenSSL";
+                    c.key = rng.bytes(bits / 8);
+                    if (std::string(mode) == "cbc") c.iv = rng.bytes(16);
+                    c.pt = rng.bytes(len);
+                    c.flags = pad ? BC_FLAG_PAD_PKCS7 : 0;
+                    c.id = id_of(alg, len, pad ? "PKCS7" : "no padding");
+                    std::string err;
+                    if (!reference_ok(evp_cipher(ossl, true, c.key, c.iv, c.pt, pad, &c.ct, &err), c.id, alg, err))
+                        continue;
+                    set_current(c.id);
+                    run_case(c);
+                }
+            }
+        }
+    }
+}
+
+// ---- CTR ------------------------------------------------------------------------------------------
+
+TEST_F(Diff, Ctr) {
+    Rng rng(seed() ^ 2);
+    for (int bits : {128, 192, 256}) {
+        const std::string alg = "aes-" + std::to_string(bits) + "-ctr";
+        const std::string ossl = "AES-" + std::to_string(bits) + "-CTR";
+        for (size_t len : lengths(bits == 128)) {
+            Case c;
+            c.alg = alg;
+            c.source = "differential vs OpenSSL";
+            c.key = rng.bytes(bits / 8);
+            c.iv = rng.bytes(16);
+            c.pt = rng.bytes(len);
+            c.id = id_of(alg, len, "iv=" + hex_encode(c.iv));
+            std::string err;
+            if (!reference_ok(evp_cipher(ossl, true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err)) continue;
+            run_case(c);
+        }
+    }
+}
+
+// Counter edges: a carry out of the low 64 bits must propagate (OpenSSL
+// increments all 128 bits); the last counter 2^128 - 1 may be used, one more
+// block is BC_ERR_COUNTER_OVERFLOW, through the length and through the offset.
+TEST_F(Diff, CtrCounterEdges) {
+    Rng rng(seed() ^ 3);
+    const std::string alg = "aes-128-ctr";
+    const Bytes key = rng.bytes(16);
+    auto make = [&](const Bytes& iv, size_t len, uint64_t offset, const std::string& what) {
+        Case c;
+        c.alg = alg;
+        c.source = "counter edges vs OpenSSL";
+        c.key = key;
+        c.iv = iv;
+        c.pt = rng.bytes(len);
+        c.offset = offset;
+        c.id = "ctr " + what + " iv=" + hex_encode(iv) + " offset=" + std::to_string(offset) +
+               " len=" + std::to_string(len);
+        return c;
+    };
+    // Carry: the low 64 bits are 2^64 - 3, so block 3 carries into the high half.
+    Bytes carry = rng.bytes(8);
+    for (int i = 0; i < 8; ++i) carry.push_back(0xff);
+    carry[15] = 0xfd;
+    {
+        Case c = make(carry, 64 * 16 + 5, 0, "low-64-bit carry");
+        std::string err;
+        if (reference_ok(evp_cipher("AES-128-CTR", true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err))
+            run_case(c);
+        // The same through the offset: keystream byte 37 onwards.
+        Case o = make(carry, 200, 37, "low-64-bit carry via offset");
+        Bytes full(237, 0), ks;
+        if (reference_ok(evp_cipher("AES-128-CTR", true, o.key, o.iv, full, false, &ks, &err), o.id, alg, err)) {
+            o.ct = o.pt;
+            for (size_t i = 0; i < o.ct.size(); ++i) o.ct[i] ^= ks[37 + i];
+            run_case(o);
+        }
+    }
+    // The top: three counter values left (..fd, ..fe, ..ff).
+    Bytes top(16, 0xff);
+    top[15] = 0xfd;
+    for (size_t len : {size_t(1), size_t(47), size_t(48)}) {
+        Case c = make(top, len, 0, "last counters");
+        std::string err;
+        if (reference_ok(evp_cipher("AES-128-CTR", true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err))
+            run_case(c);
+    }
+    for (auto lo : {std::make_pair<size_t, uint64_t>(49, 0), std::make_pair<size_t, uint64_t>(1, 48),
+                    std::make_pair<size_t, uint64_t>(9, 40), std::make_pair<size_t, uint64_t>(4096, 0)}) {
+        Case c = make(top, lo.first, lo.second, "past 2^128-1");
+        c.expect = Expect::CounterOverflow;
+        c.ct = c.pt;
+        run_case(c);
+    }
+    {
+        Case c = make(top, 8, 40, "last bytes via offset");
+        Bytes full(48, 0), ks;
+        std::string err;
+        if (reference_ok(evp_cipher("AES-128-CTR", true, c.key, c.iv, full, false, &ks, &err), c.id, alg, err)) {
+            c.ct = c.pt;
+            for (size_t i = 0; i < 8; ++i) c.ct[i] ^= ks[40 + i];
+            run_case(c);
+        }
+    }
+}
+
+// ---- XTS ------------------------------------------------------------------------------------------
+
+// Adds k to a 16-byte little-endian tweak.
+Bytes tweak_plus(Bytes t, uint64_t k) {
+    unsigned carry = 0;
+    for (size_t i = 0; i < 16; ++i) {
+        unsigned v = t[i] + carry + (i < 8 ? static_cast<unsigned>((k >> (8 * i)) & 0xff) : 0);
+        t[i] = static_cast<uint8_t>(v);
+        carry = v >> 8;
+    }
+    return t;
+}
+
+TEST_F(Diff, Xts) {
+    Rng rng(seed() ^ 4);
+    for (int bits : {128, 256}) {
+        const std::string alg = "aes-" + std::to_string(bits) + "-xts";
+        const std::string ossl = "AES-" + std::to_string(bits) + "-XTS";
+        struct Shape {
+            size_t len;
+            uint64_t unit;
+        };
+        std::vector<Shape> shapes;
+        for (size_t len : lengths(false))
+            if (len >= 16) shapes.push_back({len, 0});
+        shapes.push_back({17 * 512, 512});          // 17 whole sectors
+        shapes.push_back({9 * 512 + 100, 512});     // last unit short: ciphertext stealing
+        shapes.push_back({8 * 4096, 4096});
+        shapes.push_back({3 * 4096 + 4095, 4096});
+        if (!options().quick && bits == 256) shapes.push_back({4 * kMiB, 4096});   // 1024 sectors
+        for (const Shape& s : shapes) {
+            Case c;
+            c.alg = alg;
+            c.source = s.unit ? "differential vs OpenSSL per unit" : "differential vs OpenSSL";
+            c.key = rng.bytes(bits / 4);
+            c.iv = rng.bytes(16);
+            // Near a carry in the tweak's low byte for the multi-unit shapes.
+            if (s.unit) c.iv[0] = 0xfe, c.iv[1] = 0xff;
+            c.pt = rng.bytes(s.len);
+            c.data_unit = s.unit;
+            c.id = id_of(alg, s.len, "data_unit=" + std::to_string(s.unit));
+            const uint64_t unit = s.unit ? s.unit : s.len;
+            bool ok = true;
+            for (uint64_t k = 0, pos = 0; pos < s.len; ++k, pos += unit) {
+                const size_t n = static_cast<size_t>(std::min<uint64_t>(unit, s.len - pos));
+                Bytes piece(c.pt.begin() + static_cast<std::ptrdiff_t>(pos),
+                            c.pt.begin() + static_cast<std::ptrdiff_t>(pos + n)),
+                    out;
+                std::string err;
+                ok = reference_ok(evp_cipher(ossl, true, c.key, tweak_plus(c.iv, k), piece, false, &out, &err), c.id,
+                                  alg, err);
+                if (!ok) break;
+                c.ct.insert(c.ct.end(), out.begin(), out.end());
+            }
+            if (ok) run_case(c);
+        }
+    }
+}
+
+// ---- GCM ------------------------------------------------------------------------------------------
+
+TEST_F(Diff, Gcm) {
+    Rng rng(seed() ^ 5);
+    size_t tag_cycle = 0;
+    for (int bits : {128, 192, 256}) {
+        const std::string alg = "aes-" + std::to_string(bits) + "-gcm";
+        const std::string ossl = "AES-" + std::to_string(bits) + "-GCM";
+        for (size_t iv_len : {size_t(12), size_t(16), size_t(1)}) {
+            for (size_t len : lengths(bits == 256 && iv_len == 12)) {
+                Case c;
+                c.type = CaseType::Aead;
+                c.alg = alg;
+                c.source = "differential vs OpenSSL";
+                c.key = rng.bytes(bits / 8);
+                c.iv = rng.bytes(iv_len);
+                c.aad = rng.bytes(rng.below(101));
+                c.pt = rng.bytes(len);
+                // SP 800-38D's sizes here; the other sizes the header allows are in GcmOddTagSizes.
+                static const size_t kTags[] = {16, 4, 8, 12, 13, 14, 15};
+                const size_t tag_len = kTags[tag_cycle++ % 7];
+                c.id = id_of(alg, len, "iv_len=" + std::to_string(iv_len) + " aad_len=" +
+                                           std::to_string(c.aad.size()) + " tag_len=" + std::to_string(tag_len));
+                std::string err;
+                if (!reference_ok(evp_aead_seal(ossl, c.key, c.iv, c.aad, c.pt, tag_len, &c.ct, &c.tag, &err), c.id,
+                                  alg, err))
+                    continue;
+                run_case(c);
+            }
+        }
+    }
+}
+
+// The header says "GCM accepts 4..16"; SP 800-38D names only 4, 8 and 12..16.
+// The sizes in between get their own row so that a disagreement between the
+// header and the implementation shows apart from real GCM faults.
+TEST_F(Diff, GcmOddTagSizes) {
+    Rng rng(seed() ^ 10);
+    for (int bits : {128, 256}) {
+        const std::string alg = "aes-" + std::to_string(bits) + "-gcm";
+        const std::string ossl = "AES-" + std::to_string(bits) + "-GCM";
+        for (size_t tag_len : {5, 6, 7, 9, 10, 11}) {
+            Case c;
+            c.type = CaseType::Aead;
+            c.alg = alg;
+            c.source = "differential vs OpenSSL, tag 5-7/9-11 bytes";
+            c.key = rng.bytes(bits / 8);
+            c.iv = rng.bytes(12);
+            c.aad = rng.bytes(rng.below(40));
+            c.pt = rng.bytes(rng.below(100));
+            c.id = id_of(alg, c.pt.size(), "tag_len=" + std::to_string(tag_len) + " (the header allows 4..16)");
+            std::string err;
+            if (reference_ok(evp_aead_seal(ossl, c.key, c.iv, c.aad, c.pt, tag_len, &c.ct, &c.tag, &err), c.id, alg,
+                             err))
+                run_case(c);
+        }
+    }
+}
+
+// ---- ChaCha20 and ChaCha20-Poly1305 ------------------------------------------------------------------
+
+TEST_F(Diff, ChaCha) {
+    Rng rng(seed() ^ 6);
+    for (size_t len : lengths(true)) {
+        Case c;
+        c.alg = "chacha20";
+        c.source = "differential vs OpenSSL";
+        c.key = rng.bytes(32);
+        c.iv = rng.bytes(16);
+        c.iv[3] = 0;   // counter below 2^24: no 32-bit wrap within 4 MiB
+        c.pt = rng.bytes(len);
+        c.id = id_of(c.alg, len, "iv=" + hex_encode(c.iv));
+        std::string err;
+        if (reference_ok(evp_cipher("ChaCha20", true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, c.alg, err))
+            run_case(c);
+    }
+    for (size_t len : lengths(true)) {
+        Case c;
+        c.type = CaseType::Aead;
+        c.alg = "chacha20-poly1305";
+        c.source = "differential vs OpenSSL";
+        c.key = rng.bytes(32);
+        c.iv = rng.bytes(12);
+        c.aad = rng.bytes(rng.below(101));
+        c.pt = rng.bytes(len);
+        c.id = id_of(c.alg, len, "aad_len=" + std::to_string(c.aad.size()));
+        std::string err;
+        if (reference_ok(evp_aead_seal("ChaCha20-Poly1305", c.key, c.iv, c.aad, c.pt, 16, &c.ct, &c.tag, &err), c.id,
+                         c.alg, err))
+            run_case(c);
+    }
+}
+
+// ChaCha20 (OpenSSL's 16-byte IV) near its 32-bit block counter's end: the last
+// counter value may be used; one more block is refused (the catalogue: "its
+// 32-bit counter must not wrap"), where OpenSSL would carry into the nonce.
+TEST_F(Diff, ChaChaCounterEdges) {
+    Rng rng(seed() ^ 7);
+    Case base;
+    base.alg = "chacha20";
+    base.source = "counter edges vs OpenSSL";
+    base.key = rng.bytes(32);
+    base.iv = rng.bytes(16);
+    base.iv[0] = 0xfe, base.iv[1] = base.iv[2] = base.iv[3] = 0xff;   // counter 2^32 - 2
+    for (size_t len : {size_t(1), size_t(127), size_t(128)}) {
+        Case c = base;
+        c.pt = rng.bytes(len);
+        c.id = "chacha20 last counters iv=" + hex_encode(c.iv) + " len=" + std::to_string(len);
+        std::string err;
+        if (reference_ok(evp_cipher("ChaCha20", true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, c.alg, err))
+            run_case(c);
+    }
+    Case c = base;
+    c.pt = rng.bytes(129);
+    c.ct = c.pt;
+    c.expect = Expect::CounterOverflow;
+    c.id = "chacha20 past the 32-bit counter iv=" + hex_encode(c.iv) + " len=129";
+    run_case(c);
+}
+
+// ---- no OpenSSL: every backend against bulkcrypt's default CPU path ------------------------------------
+
+TEST_F(Diff, AgainstCpuDefault) {
+    bc_context* ref = nullptr;
+    ASSERT_EQ(bc_context_create("cpu", nullptr, &ref), BC_OK) << bc_last_error();
+    Rng rng(seed() ^ 8);
+    struct Alg {
+        const char* name;
+        size_t key, iv;
+    };
+    const Alg algs[] = {{"salsa20", 32, 8},     {"salsa20-128", 16, 8}, {"salsa20-12", 32, 8},
+                        {"salsa20-8", 32, 8},   {"xsalsa20", 32, 24},   {"xchacha20", 32, 24},
+                        {"chacha20-djb", 32, 8}, {"xchacha20-poly1305", 32, 24}};
+    for (const Alg& a : algs) {
+        const bool aead = std::strstr(a.name, "poly1305") != nullptr;
+        for (size_t len : lengths(std::strcmp(a.name, "salsa20") == 0)) {
+            Case c;
+            c.type = aead ? CaseType::Aead : CaseType::Raw;
+            c.alg = a.name;
+            c.source = "differential vs bulkcrypt cpu (no OpenSSL)";
+            c.key = rng.bytes(a.key);
+            c.iv = rng.bytes(a.iv);
+            c.pt = rng.bytes(len);
+            c.id = id_of(a.name, len, "");
+            bc_key* k = nullptr;
+            bc_status st = bc_key_create(ref, a.name, c.key.data(), c.key.size(), &k);
+            if (st != BC_OK) {
+                results().fail(RowKey{a.name, c.source, "(reference)"}, c.id,
+                               "bc_key_create on the reference cpu context: " + status_name(st));
+                break;
+            }
+            Bytes out(len + 32);
+            size_t n = 0;
+            if (aead) {
+                c.aad = rng.bytes(rng.below(101));
+                st = bc_aead_seal(k, c.iv.data(), c.iv.size(), c.aad.data(), c.aad.size(), c.pt.data(), len,
+                                  out.data(), out.size(), &n, 16, nullptr);
+                if (st == BC_OK && n == len + 16) {
+                    c.ct.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(len));
+                    c.tag.assign(out.begin() + static_cast<std::ptrdiff_t>(len),
+                                 out.begin() + static_cast<std::ptrdiff_t>(len + 16));
+                }
+            } else {
+                st = bc_encrypt(k, c.iv.data(), c.iv.size(), c.pt.data(), len, out.data(), out.size(), &n, nullptr);
+                if (st == BC_OK) c.ct.assign(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(n));
+            }
+            bc_key_destroy(k);
+            if (st != BC_OK) {
+                results().fail(RowKey{a.name, c.source, "(reference)"}, c.id,
+                               "reference encryption: " + status_name(st));
+                continue;
+            }
+            run_case(c);
+        }
+    }
+    bc_context_destroy(ref);
+}
+
+// ---- bc_params.offset: any keystream byte, against the keystream from 0 ---------------------------------
+
+TEST_F(Diff, OffsetAgainstKeystreamFromZero) {
+    bc_context* ref = nullptr;
+    ASSERT_EQ(bc_context_create("cpu", nullptr, &ref), BC_OK) << bc_last_error();
+    Rng rng(seed() ^ 9);
+    struct Alg {
+        const char* name;
+        size_t key, iv;
+    };
+    const Alg algs[] = {{"aes-128-ctr", 16, 16}, {"aes-256-ctr", 32, 16}, {"chacha20", 32, 16},
+                        {"chacha20-djb", 32, 8}, {"salsa20", 32, 8},      {"salsa20-12", 32, 8},
+                        {"salsa20-8", 32, 8},    {"xsalsa20", 32, 24},    {"xchacha20", 32, 24}};
+    const uint64_t offsets[] = {1, 15, 16, 17, 63, 64, 65, 1000, 4097, 65536 + 7};
+    for (const Alg& a : algs) {
+        for (uint64_t off : offsets) {
+            const size_t len = 1 + rng.below(300);
+            Case c;
+            c.alg = a.name;
+            c.source = "offset vs keystream from 0";
+            c.key = rng.bytes(a.key);
+            c.iv = rng.bytes(a.iv);
+            if (std::strcmp(a.name, "chacha20") == 0) c.iv[3] = 0;
+            c.pt = rng.bytes(len);
+            c.offset = off;
+            c.id = "offset " + std::string(a.name) + " offset=" + std::to_string(off) + " len=" + std::to_string(len) +
+                   " seed=" + std::to_string(seed());
+            // The keystream from byte 0, by OpenSSL where it has the cipher.
+            Bytes zeros(off + len, 0), ks;
+            std::string err;
+            bool ok;
+            if (std::strncmp(a.name, "aes-", 4) == 0) {
+                ok = evp_cipher(std::string(a.name) == "aes-128-ctr" ? "AES-128-CTR" : "AES-256-CTR", true, c.key,
+                                c.iv, zeros, false, &ks, &err);
+            } else if (std::strcmp(a.name, "chacha20") == 0) {
+                ok = evp_cipher("ChaCha20", true, c.key, c.iv, zeros, false, &ks, &err);
+            } else {
+                bc_key* k = nullptr;
+                bc_status st = bc_key_create(ref, a.name, c.key.data(), c.key.size(), &k);
+                ks.assign(zeros.size(), 0);
+                size_t n = 0;
+                if (st == BC_OK)
+                    st = bc_encrypt(k, c.iv.data(), c.iv.size(), zeros.data(), zeros.size(), ks.data(), ks.size(), &n,
+                                    nullptr);
+                bc_key_destroy(k);
+                ok = st == BC_OK;
+                err = "bulkcrypt cpu reference: " + status_name(st);
+            }
+            if (!reference_ok(ok, c.id, a.name, err)) continue;
+            c.ct = c.pt;
+            for (size_t i = 0; i < len; ++i) c.ct[i] ^= ks[off + i];
+            run_case(c);
+        }
+    }
+    bc_context_destroy(ref);
+}
+
+}  // namespace
+}  // namespace conf

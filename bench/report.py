@@ -746,6 +746,12 @@ def write_report(data, folder, out_path, plots, notes):
         bs = [b for b in bs if b]
         rng = ("%s..%s" % (human_bytes(min(bs)), human_bytes(max(bs)))) if bs else "all sizes"
         skipped.append(("%s, %s" % (p, rng), a, why))
+    warned = [r for r in data.results if r.get("warning")]
+    if warned:
+        w("## Doubtful figures\n")
+        w(md_table(["path", "algorithm", "size", "GB/s (events)", "GB/s (host clock)", "warning"],
+                   [(r.get("path"), r.get("algorithm"), human_bytes(r.get("bytes", 0)), fmt_gbps(med(r)),
+                     fmt_gbps(num(r.get("host_clock_gbps"))), r.get("warning")) for r in warned]))
     if skipped:
         w("## Not measured, and why\n")
         w(md_table(["what", "algorithm", "reason"], skipped))
@@ -790,6 +796,10 @@ def write_report(data, folder, out_path, plots, notes):
                         keys.append(k)
             keys = keys[:10]
             w("### %s\n" % f)
+            if isinstance(d, dict):
+                top = ["%s: %s" % (k, fmt_any(v)) for k, v in d.items() if not isinstance(v, (dict, list))]
+                if top:
+                    w("; ".join(top) + "\n")
             w(md_table(keys, [[fmt_any(r.get(k)) for k in keys] for r in recs[:200]]))
             if len(recs) > 200:
                 w("(%d more records in the file)\n" % (len(recs) - 200))
@@ -798,7 +808,7 @@ def write_report(data, folder, out_path, plots, notes):
         f.write("\n".join(L))
 
 
-RATE_KEYS = ("gbps", "gb_per_s", "GBps", "gb_s", "throughput_gbps", "gbytes_per_s")
+RATE_KEYS = ("gbps", "gbs", "gb_per_s", "GBps", "gb_s", "throughput_gbps", "gbytes_per_s")
 
 
 def find_records(d, depth=0):
@@ -806,11 +816,12 @@ def find_records(d, depth=0):
     if depth > 6:
         return
     if isinstance(d, dict):
-        if any(k in d for k in RATE_KEYS) or any(k.endswith("_gbps") for k in d):
+        nested = [r for v in d.values() if isinstance(v, (dict, list)) for r in find_records(v, depth + 1)]
+        # A file's top level that only holds a roof beside its records is shown as a line, not a row.
+        if (any(k in d for k in RATE_KEYS) or any(k.endswith(("_gbps", "_gbs")) for k in d)) and \
+                not (depth == 0 and nested):
             yield {k: (med({"gbps": v}) if k in RATE_KEYS and isinstance(v, dict) else v) for k, v in d.items()}
-        for v in d.values():
-            if isinstance(v, (dict, list)):
-                yield from find_records(v, depth + 1)
+        yield from nested
     elif isinstance(d, list):
         for v in d:
             yield from find_records(v, depth + 1)

@@ -395,6 +395,7 @@ struct Measured {
     bc_status st = BC_OK;
     std::string error;
     std::vector<double> gbps;     // one per run
+    std::vector<double> host_gbps;  // device paths: the same runs on the host clock (a cross-check)
     uint64_t calls_per_run = 0;
     double seconds = 0;           // wall time spent on the point
 };
@@ -501,7 +502,12 @@ Measured measure_events(Runner& r, uint64_t bytes, cudaStream_t s, Call&& call) 
         m.error = bc_last_error();
         return done();
     };
+    double host_secs = 0;
     auto timed = [&](uint64_t k, double* secs) -> bc_status {
+        // The host clock spans the same calls up to a full device synchronisation: if
+        // a backend ran the work on another stream without ordering it on `s`, the
+        // events would miss it and the two clocks would disagree.
+        auto h0 = Clock::now();
         cudaEventRecord(e0, s);
         for (uint64_t i = 0; i < k; ++i) {
             bc_status st = call();
@@ -509,6 +515,8 @@ Measured measure_events(Runner& r, uint64_t bytes, cudaStream_t s, Call&& call) 
         }
         cudaEventRecord(e1, s);
         cudaError_t ce = cudaEventSynchronize(e1);
+        if (ce == cudaSuccess) ce = cudaDeviceSynchronize();
+        host_secs = std::max(seconds_since(h0), 1e-9);
         float ms = 0;
         if (ce == cudaSuccess) ce = cudaEventElapsedTime(&ms, e0, e1);
         if (ce != cudaSuccess) {
@@ -529,6 +537,7 @@ Measured measure_events(Runner& r, uint64_t bytes, cudaStream_t s, Call&& call) 
         double secs = 0;
         if ((st = timed(k, &secs)) != BC_OK) return fail(st);
         m.gbps.push_back(double(bytes) * double(k) / secs / 1e9);
+        m.host_gbps.push_back(double(bytes) * double(k) / host_secs / 1e9);
     }
     m.ok = true;
     return done();
@@ -1199,6 +1208,18 @@ void sweep_alg(Runner& r, std::vector<Path>& paths, const std::string& spec) {
             j["seconds_per_call"] = double(sp.bytes) / (med * 1e9);
             j["calls_per_run"] = m.calls_per_run;
             j["timer"] = p.timer();
+            if (!m.host_gbps.empty()) {
+                const double hm = median(m.host_gbps);
+                j["host_clock_gbps"] = hm;
+                // Events faster than the host clock by more than launch overhead explains:
+                // the work was not ordered on the stream the events were recorded on.
+                if (med > 1.5 * hm && sp.bytes >= (uint64_t(1) << 20)) {
+                    j["warning"] = "CUDA events report a rate 1.5x above the host clock: the call's work may "
+                                   "not be ordered on bc_params.stream, so the event figure is doubtful";
+                    r.log("%-15s %-20s %10s: WARNING events %.1f GB/s but host clock %.1f GB/s", p.name.c_str(),
+                          a.spec.c_str(), human_bytes(sp.bytes).c_str(), med, hm);
+                }
+            }
             const std::string& roof = p.roof;
             double roof_g = r.roofs.count(roof) ? r.roofs.at(roof) : NAN;
             j["roof"] = roof;

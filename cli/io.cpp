@@ -136,10 +136,17 @@ void Output::open(const std::string& path, bool force) {
     struct stat st;
     if (stat(path.c_str(), &st) == 0) {
         if (S_ISDIR(st.st_mode)) fail(kExitIo, fmt::format("'{}' is a directory", path));
+        if (!S_ISREG(st.st_mode)) {
+            // A device or a FIFO (/dev/null, a named pipe): written in order,
+            // like stdout, nothing to replace or rename.
+            fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+            if (fd_ < 0) fail(kExitIo, fmt::format("cannot open '{}': {}", path, errno_text(errno)));
+            owned_ = true;
+            stream_ = true;
+            return;
+        }
         if (!force)
             fail(kExitIo, fmt::format("'{}' exists (use --force to replace it)", path));
-        if (!S_ISREG(st.st_mode))
-            fail(kExitIo, fmt::format("'{}' exists and is not a regular file", path));
     }
     const std::string dir = dir_of(path), base = base_of(path);
     for (int attempt = 0; attempt < 16; ++attempt) {
@@ -195,9 +202,14 @@ void Output::truncate(uint64_t size) const {
 }
 
 void Output::commit(bool sync) {
-    if (!owned_) {
-        // stdout: nothing to rename; flush is implicit (raw write(2)).
+    if (!owned_ || stream_) {
+        // stdout, a device or a FIFO: nothing to rename; write(2) is unbuffered.
         if (sync) fsync(fd_);
+        if (owned_ && close(fd_) != 0) {
+            fd_ = -1;
+            fail(kExitIo, fmt::format("closing {} failed: {}", name_, errno_text(errno)));
+        }
+        if (owned_) fd_ = -1;
         committed_ = true;
         return;
     }
@@ -237,6 +249,11 @@ void Output::commit(bool sync) {
 }
 
 void Output::abort() {
+    if (stream_) {
+        if (fd_ >= 0) close(fd_);
+        fd_ = -1;
+        return;
+    }
     if (owned_ && !committed_) {
         if (fd_ >= 0) close(fd_);
         fd_ = -1;

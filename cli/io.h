@@ -5,7 +5,9 @@
 // Output: a path or "-" (stdout). A path is written as a temporary file beside
 // it (same directory, O_EXCL, mode 0600) and renamed over the path only by
 // commit(); anything else (an error, an exception, a signal) deletes it, so a
-// failed run never leaves a partial or unauthenticated file at the path.
+// failed run never leaves a partial or unauthenticated file at the path. An
+// existing device or FIFO (/dev/null, a named pipe) is written in order, like
+// stdout.
 #pragma once
 
 #include <cstddef>
@@ -70,6 +72,7 @@ private:
     bool random_access_ = false;
     bool force_ = false;
     bool committed_ = false;
+    bool stream_ = false;  // an existing device or FIFO opened by path
     std::string name_;
     std::string temp_;
 };

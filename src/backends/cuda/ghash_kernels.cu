@@ -238,13 +238,12 @@ size_t ghash_scratch_bytes(uint64_t len) {
 
 cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t len, void* scratch,
                          uint8_t* result_dev, const LaunchShape& sh, cudaStream_t s) {
-    static bool attr_set = false;  // benign race: every thread sets the same value
-    if (!attr_set) {
+    {
+        // Per device and cheap: set every time rather than cache across devices.
         cudaError_t e = cudaFuncSetAttribute(k_ghash_groups<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute(k_ghash_groups<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
         if (e != cudaSuccess) return e;
-        attr_set = true;
     }
     if (len == 0) {
         k_zero_result<<<1, 1, 0, s>>>(result_dev);

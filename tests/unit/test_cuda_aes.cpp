@@ -313,13 +313,13 @@ TEST(CudaAes, BadDevicePointerIsAStatusAndContextStaysUsable) {
     EXPECT_EQ(want, out);
 }
 
-TEST(CudaAes, StreamModesAreNotSupportedYet) {
+TEST(CudaAes, DeviceDescription) {
     REQUIRE_CUDA();
     std::unique_ptr<bc::Backend> b;
     ASSERT_TRUE(bc::make_cuda_backend(0, bc::ContextOptions{}, &b).is_ok());
-    const bc::Algorithm* a = bc::find_algorithm("chacha20");
-    if (a) EXPECT_FALSE(b->supports(*a));
+    EXPECT_STREQ("cuda", b->name());
     EXPECT_NE(std::string::npos, b->device_name().find("cuda:0"));
+    EXPECT_TRUE(b->supports(*bc::find_algorithm("aes-256-gcm")));
 }
 
 #endif  // BC_HAVE_CUDA

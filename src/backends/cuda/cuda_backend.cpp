@@ -11,6 +11,7 @@
 #include "cores/aes/aes_table.h"
 #include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
+#include "backends/cuda/stream_kernels.h"
 #include "util/secure.h"
 
 namespace bc {
@@ -185,6 +186,7 @@ Status CudaBackend::staging(size_t need) {
 }
 
 bool CudaBackend::supports(const Algorithm& alg) const {
+    if (alg.mode == Mode::Stream || alg.mode == Mode::ChaChaPoly) return true;  // stream_kernels.cu
     if (alg.cipher != Cipher::AES) return false;
     switch (alg.mode) {
     case Mode::ECB: case Mode::CBC: case Mode::CTR: case Mode::XTS: case Mode::GCM: return true;
@@ -197,6 +199,10 @@ Status CudaBackend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendK
         return Status(BC_ERR_NOT_SUPPORTED, std::string("the CUDA backend has no kernels for ") +
                                                 (key.alg ? key.alg->name : "this algorithm") + " yet");
     BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    if (key.alg->mode == Mode::Stream || key.alg->mode == Mode::ChaChaPoly) {
+        *out = std::make_unique<BackendKey>();  // the stream kernels take the key state as parameters
+        return Status::ok();
+    }
     auto k = std::make_unique<CudaAesKey>();
     k->device = dev_;
     k->alg = key.alg;
@@ -386,8 +392,11 @@ Status CudaBackend::gcm_on_device(const CudaAesKey& k, Dir dir, const uint8_t ct
 // ---------------------------------------------------------------- entry points
 
 Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) {
+    if (key.alg && key.alg->mode == Mode::Stream) {
+        BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+        return cuda_stream_cipher(key, op);
+    }
     if (!key.alg || key.alg->cipher != Cipher::AES) {
-        // Stream ciphers (Mode::Stream) get their kernels in stream_*.cu; until then:
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this algorithm yet");
     }
     const auto& k = static_cast<const CudaAesKey&>(bkey);
@@ -503,6 +512,10 @@ Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const
 }
 
 Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
+    if (key.alg && key.alg->mode == Mode::ChaChaPoly) {
+        BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+        return cuda_chachapoly_chunk(key, op);
+    }
     if (!key.alg || key.alg->mode != Mode::GCM)
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this AEAD yet");
     const auto& k = static_cast<const CudaAesKey&>(bkey);
@@ -548,6 +561,10 @@ Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, A
 }
 
 Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
+    if (key.alg && key.alg->mode == Mode::ChaChaPoly) {
+        BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+        return cuda_poly1305_mac(op);
+    }
     if (!key.alg || key.alg->mode != Mode::GCM)
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this MAC yet");
     const auto& k = static_cast<const CudaAesKey&>(bkey);

@@ -8,14 +8,19 @@
 
 using namespace bc;
 
-// Backends that were not built: weak definitions the real ones replace.
+// Factories of the backends this build lacks. (Not weak symbols: a weak
+// definition in a static archive stops the linker from pulling the real one.)
 namespace bc {
-__attribute__((weak)) Status make_cuda_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) {
-    return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no CUDA backend");
+#if !defined(BC_HAVE_CUDA)
+Status make_cuda_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) {
+    return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no CUDA backend (nvcc was not found at build time)");
 }
-__attribute__((weak)) Status make_opencl_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) {
-    return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no OpenCL backend");
+#endif
+#if !defined(BC_HAVE_OPENCL)
+Status make_opencl_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) {
+    return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no OpenCL backend (no OpenCL ICD loader at build time)");
 }
+#endif
 }  // namespace bc
 
 extern "C" {

@@ -1,0 +1,545 @@
+// The engine: one queue of chunks, one persistent thread per worker backend.
+// See engine_backend.h for the splitting rules and the fault policy.
+#include "engine/engine_backend.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "cores/aes/aes.h"
+#include "modes/aes_modes.h"
+#include "modes/gcm/gcm.h"
+#include "modes/poly1305/poly1305.h"
+
+namespace bc {
+namespace {
+
+struct EngineKey : BackendKey {
+    std::vector<std::unique_ptr<BackendKey>> keys;  // per worker; null: the worker does not take the algorithm
+    bc_gf128 h{0, 0};                               // GCM: H = E_K(0), to fold the partials
+    ~EngineKey() override { secure_wipe_object(h); }
+};
+
+uint32_t load_le32(const uint8_t* p) {
+    return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+}
+void store_le32(uint8_t* p, uint32_t v) {
+    p[0] = uint8_t(v);
+    p[1] = uint8_t(v >> 8);
+    p[2] = uint8_t(v >> 16);
+    p[3] = uint8_t(v >> 24);
+}
+
+// Failures that another worker may not repeat: the device, its memory, a bug.
+// Anything else (a bad argument, a counter overflow) would fail anywhere.
+bool retryable(bc_status c) {
+    return c == BC_ERR_DEVICE || c == BC_ERR_OUT_OF_MEMORY || c == BC_ERR_NO_DEVICE || c == BC_ERR_INTERNAL ||
+           c == BC_ERR_NOT_SUPPORTED;
+}
+
+// One job in the queue: nchunks chunks; a piece is a run [first, first + count).
+struct Job {
+    size_t nchunks = 0;
+    std::function<Status(size_t w, size_t first, size_t count)> run;
+    std::function<void(size_t first, size_t count)> scribble;  // test hook: garbage over a piece's output
+    std::vector<char> usable;  // per worker: has the key
+    bool retry = true;         // a failed piece may run again elsewhere (its input is intact)
+    size_t chunk = 0, len = 0; // bytes per chunk and in all (the last chunk may be short)
+
+    size_t piece_offset(size_t first) const { return first * chunk; }
+    size_t piece_bytes(size_t first, size_t count) const {
+        return std::min(len, (first + count) * chunk) - first * chunk;
+    }
+    void plan(size_t total, size_t chunk_bytes) {
+        len = total;
+        chunk = chunk_bytes;
+        nchunks = (total + chunk_bytes - 1) / chunk_bytes;
+    }
+
+    // State, under the engine's mutex.
+    size_t next = 0;
+    std::deque<std::pair<size_t, size_t>> again;  // failed pieces waiting for another worker
+    size_t done = 0;                              // chunks finished
+    size_t running = 0;                           // pieces in flight
+    std::vector<char> out;                        // workers taken out of this job
+    std::vector<size_t> taken;                    // chunks taken per worker (test hook)
+    size_t healthy = 0;                           // usable workers not taken out
+    bool failed = false;
+    Status status;
+
+    bool finished() const { return running == 0 && (failed || done == nchunks); }
+};
+
+class EngineBackend final : public Backend {
+public:
+    EngineBackend(std::vector<std::unique_ptr<Backend>> workers, const EngineOptions& opt)
+        : workers_(std::move(workers)), opt_(opt) {
+        opt_.chunk = std::max<size_t>(opt_.chunk / 64 * 64, 64);
+        stats_.pieces.assign(workers_.size(), 0);
+        stats_.bytes.assign(workers_.size(), 0);
+        for (size_t i = 0; i < workers_.size(); ++i)
+            if (std::strcmp(workers_[i]->name(), "cpu") == 0) cpu_workers_.push_back(i);
+        for (size_t i = 0; i < workers_.size(); ++i) threads_.emplace_back([this, i] { worker_loop(i); });
+    }
+
+    ~EngineBackend() override {
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            stop_ = true;
+        }
+        work_cv_.notify_all();
+        for (auto& t : threads_) t.join();
+    }
+
+    const char* name() const override { return opt_.name.c_str(); }
+
+    std::string device_name() const override {
+        std::string s = "engine over " + std::to_string(workers_.size()) + " worker(s): ";
+        for (size_t i = 0; i < workers_.size(); ++i) {
+            if (i) s += " + ";
+            s += std::string(workers_[i]->name()) + " [" + workers_[i]->device_name() + "]";
+        }
+        return s;
+    }
+
+    bool supports(const Algorithm& alg) const override {
+        for (auto& w : workers_)
+            if (w->supports(alg)) return true;
+        return false;
+    }
+
+    bool supports_memory(bc_memory m) const override {
+        for (auto& w : workers_)
+            if (w->supports_memory(m)) return true;
+        return false;
+    }
+
+    Status prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) override {
+        auto k = std::make_unique<EngineKey>();
+        k->keys.resize(workers_.size());
+        bool any = false;
+        for (size_t i = 0; i < workers_.size(); ++i) {
+            if (!workers_[i]->supports(*key.alg)) continue;
+            Status st = workers_[i]->prepare_key(key, &k->keys[i]);
+            if (!st) return Status(st.code, worker_label(i) + ": " + st.detail);
+            any = true;
+        }
+        if (!any) return Status(BC_ERR_NOT_SUPPORTED, std::string("no worker of the engine takes ") + key.alg->name);
+        if (key.alg->mode == Mode::GCM) {
+            AesKeySchedule ks;
+            if (!aes_expand_key(key.raw.data(), key.raw.size(), &ks))
+                return Status(BC_ERR_KEY_SIZE, "AES key length must be 16, 24 or 32 bytes");
+            uint8_t zero[16] = {0};
+            aes_encrypt_blocks(ks, zero, zero, 1);
+            k->h = bc_gf128_load(zero);
+            secure_wipe(zero, sizeof zero);
+            aes_wipe(&ks);
+        }
+        *out = std::move(k);
+        return Status::ok();
+    }
+
+    Status cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) override;
+    Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) override;
+    Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) override;
+
+    Status aead_oneshot(const KeyMaterial& key, const BackendKey& bkey, Dir dir, const uint8_t* nonce,
+                        size_t nonce_len, const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out,
+                        size_t len, uint8_t* tag, size_t tag_len, bc_memory memory) override {
+        // Small whole messages: the CPU worker's own fast path (libcrypto in one call).
+        if (memory != BC_MEMORY_HOST || len >= opt_.cpu_threshold) return Status(BC_ERR_NOT_SUPPORTED);
+        const auto& ek = static_cast<const EngineKey&>(bkey);
+        const int w = small_worker(ek);
+        if (w < 0) return Status(BC_ERR_NOT_SUPPORTED);
+        Status st = workers_[w]->aead_oneshot(key, *ek.keys[w], dir, nonce, nonce_len, aad, aad_len, in, out, len,
+                                              tag, tag_len, memory);
+        if (st.code != BC_ERR_NOT_SUPPORTED) count_small();
+        return st;
+    }
+
+    Status wipe(void* p, size_t n, bc_memory memory, void* stream) override {
+        if (!p || n == 0) return Status::ok();
+        if (memory == BC_MEMORY_HOST) {
+            secure_wipe(p, n);
+            return Status::ok();
+        }
+        const int owner = device_owner(p, nullptr);
+        if (owner >= 0) return workers_[owner]->wipe(p, n, memory, stream);
+        Status last(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes device memory");
+        for (size_t i = 0; i < workers_.size(); ++i) {
+            if (!workers_[i]->supports_memory(memory)) continue;
+            last = workers_[i]->wipe(p, n, memory, stream);
+            if (last.code != BC_ERR_INVALID_ARGUMENT) return last;
+        }
+        return last;
+    }
+
+    EngineStats stats() const {
+        std::lock_guard<std::mutex> lk(mu_);
+        return stats_;
+    }
+    void reset_stats() {
+        std::lock_guard<std::mutex> lk(mu_);
+        stats_ = EngineStats();
+        stats_.pieces.assign(workers_.size(), 0);
+        stats_.bytes.assign(workers_.size(), 0);
+    }
+    const EngineOptions& options() const { return opt_; }
+
+private:
+    std::string worker_label(size_t i) const {
+        return "engine worker " + std::to_string(i) + " (" + workers_[i]->name() + ")";
+    }
+
+    // The worker for a job kept whole on the host: the first CPU worker with the
+    // key, else the first worker with the key.
+    int small_worker(const EngineKey& ek) const {
+        for (size_t i : cpu_workers_)
+            if (ek.keys[i]) return int(i);
+        for (size_t i = 0; i < workers_.size(); ++i)
+            if (ek.keys[i] && workers_[i]->supports_memory(BC_MEMORY_HOST)) return int(i);
+        return -1;
+    }
+
+    // The worker owning device pointer p (-1: unknown, ask them in turn).
+    int device_owner(const void* p, const EngineKey* ek) const {
+        if (!opt_.device_of || opt_.worker_devices.size() != workers_.size()) return -1;
+        const int d = opt_.device_of(p);
+        if (d < 0) return -1;
+        for (size_t i = 0; i < workers_.size(); ++i)
+            if (opt_.worker_devices[i] == d && workers_[i]->supports_memory(BC_MEMORY_DEVICE) &&
+                (!ek || ek->keys[i]))
+                return int(i);
+        return -1;
+    }
+
+    // Device memory: the owner runs the whole job on the calling thread.
+    template <class F>
+    Status on_device(const void* p, const EngineKey& ek, F&& call) {
+        {
+            std::lock_guard<std::mutex> lk(mu_);
+            ++stats_.device_jobs;
+        }
+        const int owner = device_owner(p, &ek);
+        if (owner >= 0) return call(size_t(owner));
+        Status last(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes device memory for this algorithm");
+        for (size_t i = 0; i < workers_.size(); ++i) {
+            if (!ek.keys[i] || !workers_[i]->supports_memory(BC_MEMORY_DEVICE)) continue;
+            last = call(i);
+            if (last.code != BC_ERR_INVALID_ARGUMENT) return last;
+        }
+        return last;
+    }
+
+    void count_small() {
+        std::lock_guard<std::mutex> lk(mu_);
+        ++stats_.small_jobs;
+    }
+
+    // Queues a job, lets the workers drain it, returns its status.
+    Status submit(Job& job, const EngineKey& ek);
+    bool pick(size_t w, Job** job, size_t* first, size_t* count);
+    void worker_loop(size_t w);
+
+    std::vector<std::unique_ptr<Backend>> workers_;
+    std::vector<size_t> cpu_workers_;
+    EngineOptions opt_;
+    mutable std::mutex mu_;
+    std::condition_variable work_cv_, done_cv_;
+    std::deque<Job*> jobs_;
+    bool stop_ = false;
+    EngineStats stats_;
+    std::vector<std::thread> threads_;
+};
+
+Status EngineBackend::submit(Job& job, const EngineKey& ek) {
+    job.usable.assign(workers_.size(), 0);
+    job.out.assign(workers_.size(), 0);
+    job.taken.assign(workers_.size(), 0);
+    for (size_t i = 0; i < workers_.size(); ++i)
+        if (ek.keys[i] && workers_[i]->supports_memory(BC_MEMORY_HOST)) job.usable[i] = 1, ++job.healthy;
+    if (job.healthy == 0) return Status(BC_ERR_NOT_SUPPORTED, "no worker of the engine has this key");
+    if (job.nchunks == 0) return Status::ok();
+    std::unique_lock<std::mutex> lk(mu_);
+    ++stats_.jobs;
+    jobs_.push_back(&job);
+    work_cv_.notify_all();
+    done_cv_.wait(lk, [&] { return job.finished(); });
+    jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &job));
+    return job.failed ? job.status : Status::ok();
+}
+
+// Under mu_: the next piece worker w may run, oldest job first.
+bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
+    for (Job* j : jobs_) {
+        if (j->failed || !j->usable[w] || j->out[w]) continue;
+        if (!j->again.empty()) {
+            *first = j->again.front().first;
+            *count = j->again.front().second;
+            j->again.pop_front();
+        } else if (j->next < j->nchunks) {
+            const size_t left = j->nchunks - j->next;
+            size_t n = 1;
+            if (opt_.guided) n = std::max<size_t>(1, left / (2 * std::max<size_t>(j->healthy, 1)));
+            *first = j->next;
+            *count = n;
+            j->next += n;
+        } else {
+            continue;
+        }
+        *out = j;
+        return true;
+    }
+    return false;
+}
+
+void EngineBackend::worker_loop(size_t w) {
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+        Job* job = nullptr;
+        size_t first = 0, count = 0;
+        work_cv_.wait(lk, [&] { return stop_ || pick(w, &job, &first, &count); });
+        if (!job) return;  // stopping, nothing picked
+        ++job->running;
+        const bool inject = opt_.fail_worker == int(w) && job->taken[w] + count > opt_.fail_after_chunks;
+        job->taken[w] += count;
+        lk.unlock();
+        Status st;
+        if (inject) {
+            if (job->scribble) job->scribble(first, count);
+            st = Status(opt_.fail_status, "injected failure (EngineOptions::fail_worker)");
+        } else {
+            st = job->run(w, first, count);
+        }
+        lk.lock();
+        --job->running;
+        ++stats_.pieces[w];
+        bool wake_others = false;
+        if (st) {
+            job->done += count;
+            stats_.bytes[w] += job->piece_bytes(first, count);
+        } else {
+            ++stats_.failures;
+            if (!job->out[w]) {
+                job->out[w] = 1;
+                --job->healthy;
+            }
+            if (job->retry && retryable(st.code) && job->healthy > 0 && !job->failed) {
+                job->again.emplace_back(first, count);
+                ++stats_.requeued;
+                wake_others = true;
+            } else if (!job->failed) {
+                job->failed = true;
+                job->status = Status(st.code, worker_label(w) + ": " + st.detail);
+            }
+        }
+        if (job->finished()) done_cv_.notify_all();
+        if (wake_others) work_cv_.notify_all();
+    }
+}
+
+// ---------------------------------------------------------------- the calls
+
+Status EngineBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) {
+    const auto& ek = static_cast<const EngineKey&>(bkey);
+    if (op.memory == BC_MEMORY_DEVICE)
+        return on_device(op.in, ek, [&](size_t w) { return workers_[w]->cipher(key, *ek.keys[w], op); });
+    const Mode mode = key.alg->mode;
+    // Serial or unsplittable jobs, and small ones: one worker, on this thread.
+    const bool serial = (mode == Mode::CBC && op.dir == Dir::Encrypt) || (mode == Mode::XTS && op.data_unit == 0);
+    if (serial || op.len < opt_.cpu_threshold || op.len <= opt_.chunk) {
+        const int w = small_worker(ek);
+        if (w < 0) return Status(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes host memory for this key");
+        count_small();
+        return workers_[w]->cipher(key, *ek.keys[w], op);
+    }
+    size_t chunk = opt_.chunk;
+    if (mode == Mode::XTS) {
+        const size_t unit = size_t(op.data_unit);
+        chunk = std::max<size_t>(chunk / unit, 1) * unit;
+    }
+    Job job;
+    job.plan(op.len, chunk);
+    job.retry = op.in != op.out;
+    // CBC decryption: chunk k chains from the ciphertext block before it, saved now,
+    // before any in-place output can land there.
+    std::vector<uint8_t> chains;
+    if (mode == Mode::CBC) {
+        chains.resize(16 * job.nchunks);
+        std::memcpy(chains.data(), op.iv, 16);
+        for (size_t k = 1; k < job.nchunks; ++k) std::memcpy(&chains[16 * k], op.in + k * chunk - 16, 16);
+    }
+    job.run = [&](size_t w, size_t first, size_t count) -> Status {
+        const size_t off = job.piece_offset(first);
+        CipherOp sub = op;
+        sub.in = op.in + off;
+        sub.out = op.out + off;
+        sub.len = job.piece_bytes(first, count);
+        uint8_t tweak[16];
+        switch (mode) {
+        case Mode::CBC: sub.iv = &chains[16 * first]; break;
+        case Mode::XTS:
+            std::memcpy(tweak, op.iv, 16);
+            add_le128(tweak, off / op.data_unit);
+            sub.iv = tweak;
+            break;
+        case Mode::ECB: break;
+        default: sub.offset = op.offset + off; break;  // CTR, stream ciphers, NO-OP: same IV, later offset
+        }
+        Status st = workers_[w]->cipher(key, *ek.keys[w], sub);
+        secure_wipe(tweak, sizeof tweak);
+        return st;
+    };
+    job.scribble = [&](size_t first, size_t count) {
+        std::memset(op.out + job.piece_offset(first), 0xA5, job.piece_bytes(first, count) / 2 + 1);
+    };
+    Status st = submit(job, ek);
+    if (!chains.empty()) secure_wipe(chains.data(), chains.size());
+    return st;
+}
+
+namespace {
+
+// The MAC partials of a split job, kept per piece (indexed by its first chunk)
+// and folded in message order at the end.
+struct Partials {
+    std::vector<uint8_t> value;   // 32 bytes per chunk index
+    std::vector<size_t> count;    // chunks of the piece starting there (0: none)
+    explicit Partials(size_t n) : value(32 * n, 0), count(n, 0) {}
+    ~Partials() { secure_wipe(value.data(), value.size()); }
+    void put(size_t first, size_t n, const uint8_t p[32]) {
+        std::memcpy(&value[32 * first], p, 32);
+        count[first] = n;
+    }
+    // acc (32 bytes, zero on entry) = the partial of the whole message.
+    Status fold(const Job& job, Mode mode, const bc_gf128& h, const uint8_t* r, uint8_t acc_out[32]) const {
+        bc_gf128 g{0, 0};
+        uint8_t acc[17] = {0};
+        for (size_t k = 0; k < count.size();) {
+            if (count[k] == 0) return Status(BC_ERR_INTERNAL, "engine: a MAC partial is missing");
+            const uint64_t nblocks = (job.piece_bytes(k, count[k]) + 15) / 16;
+            if (mode == Mode::GCM) g = ghash_fold(g, bc_gf128_load(&value[32 * k]), nblocks, h);
+            else poly1305_combine(acc, &value[32 * k], nblocks, r);
+            k += count[k];
+        }
+        std::memset(acc_out, 0, 32);
+        if (mode == Mode::GCM) bc_gf128_store(acc_out, g);
+        else std::memcpy(acc_out, acc, 17);
+        secure_wipe_object(g);
+        secure_wipe(acc, sizeof acc);
+        return Status::ok();
+    }
+};
+
+}  // namespace
+
+Status EngineBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
+    const auto& ek = static_cast<const EngineKey&>(bkey);
+    if (op.memory == BC_MEMORY_DEVICE)
+        return on_device(op.in, ek, [&](size_t w) { return workers_[w]->aead_chunk(key, *ek.keys[w], op); });
+    const Mode mode = key.alg->mode;
+    if (mode != Mode::GCM && mode != Mode::ChaChaPoly)
+        return Status(BC_ERR_NOT_SUPPORTED, std::string(key.alg->name) + " is not an AEAD the engine can split");
+    if (op.len < opt_.cpu_threshold || op.len <= opt_.chunk) {
+        const int w = small_worker(ek);
+        if (w < 0) return Status(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes host memory for this key");
+        count_small();
+        return workers_[w]->aead_chunk(key, *ek.keys[w], op);
+    }
+    Job job;
+    job.plan(op.len, opt_.chunk);  // a multiple of 64: every piece but the last is whole blocks
+    job.retry = op.in != op.out;
+    Partials parts(job.nchunks);
+    job.run = [&](size_t w, size_t first, size_t count) -> Status {
+        const size_t off = job.piece_offset(first);
+        AeadChunkOp sub;
+        sub.dir = op.dir;
+        std::memcpy(sub.ctr, op.ctr, 16);
+        if (mode == Mode::GCM) gcm_inc32(sub.ctr, off / 16);
+        else store_le32(sub.ctr, load_le32(sub.ctr) + uint32_t(off / 64));  // ChaCha block counter
+        sub.mac_key = op.mac_key;
+        sub.subkey = op.subkey;
+        sub.in = op.in + off;
+        sub.out = op.out + off;
+        sub.len = job.piece_bytes(first, count);
+        sub.memory = BC_MEMORY_HOST;
+        Status st = workers_[w]->aead_chunk(key, *ek.keys[w], sub);
+        if (st) parts.put(first, count, sub.partial);  // pieces are disjoint: no lock needed
+        secure_wipe(sub.ctr, sizeof sub.ctr);
+        secure_wipe(sub.partial, sizeof sub.partial);
+        return st;
+    };
+    job.scribble = [&](size_t first, size_t count) {
+        std::memset(op.out + job.piece_offset(first), 0x5A, job.piece_bytes(first, count) / 2 + 1);
+    };
+    BC_TRY(submit(job, ek));
+    return parts.fold(job, mode, ek.h, op.mac_key, op.partial);
+}
+
+Status EngineBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
+    const auto& ek = static_cast<const EngineKey&>(bkey);
+    if (op.memory == BC_MEMORY_DEVICE)
+        return on_device(op.data, ek, [&](size_t w) { return workers_[w]->mac(key, *ek.keys[w], op); });
+    const Mode mode = key.alg->mode;
+    if ((mode != Mode::GCM && mode != Mode::ChaChaPoly) || op.len < opt_.cpu_threshold || op.len <= opt_.chunk) {
+        const int w = small_worker(ek);
+        if (w < 0) return Status(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes host memory for this key");
+        count_small();
+        return workers_[w]->mac(key, *ek.keys[w], op);
+    }
+    Job job;
+    job.plan(op.len, opt_.chunk);
+    job.retry = true;  // reads only
+    Partials parts(job.nchunks);
+    job.run = [&](size_t w, size_t first, size_t count) -> Status {
+        MacOp sub;
+        sub.mac_key = op.mac_key;
+        sub.data = op.data + job.piece_offset(first);
+        sub.len = job.piece_bytes(first, count);
+        sub.memory = BC_MEMORY_HOST;
+        Status st = workers_[w]->mac(key, *ek.keys[w], sub);
+        if (st) parts.put(first, count, sub.partial);
+        secure_wipe(sub.partial, sizeof sub.partial);
+        return st;
+    };
+    BC_TRY(submit(job, ek));
+    return parts.fold(job, mode, ek.h, op.mac_key, op.partial);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- factory, introspection
+
+Status make_engine_backend(std::vector<std::unique_ptr<Backend>> workers, const EngineOptions& opt,
+                           std::unique_ptr<Backend>* out) {
+    if (workers.empty()) return Status(BC_ERR_INVALID_ARGUMENT, "the engine needs at least one worker");
+    for (auto& w : workers)
+        if (!w) return Status(BC_ERR_NULL_POINTER, "the engine was given a null worker");
+    if (!opt.worker_devices.empty() && opt.worker_devices.size() != workers.size())
+        return Status(BC_ERR_INVALID_ARGUMENT, "EngineOptions::worker_devices must name every worker");
+    *out = std::make_unique<EngineBackend>(std::move(workers), opt);
+    return Status::ok();
+}
+
+bool engine_stats(const Backend& b, EngineStats* out) {
+    auto* e = dynamic_cast<const EngineBackend*>(&b);
+    if (!e) return false;
+    *out = e->stats();
+    return true;
+}
+
+void engine_reset_stats(Backend& b) {
+    if (auto* e = dynamic_cast<EngineBackend*>(&b)) e->reset_stats();
+}
+
+const EngineOptions* engine_options(const Backend& b) {
+    auto* e = dynamic_cast<const EngineBackend*>(&b);
+    return e ? &e->options() : nullptr;
+}
+
+}  // namespace bc

@@ -1,0 +1,100 @@
+// The engine (DESIGN.md, "How data flows"): a Backend made of worker backends.
+//
+// Every call is cut into chunks that all workers pull from ONE queue until the
+// job is done; each worker has its own persistent thread. Pieces follow the
+// mode's rules (backend.h: every piece carries its start state):
+//   ECB          any block boundary
+//   CTR, stream  any boundary (chunks are 64-byte multiples); offset = op.offset + piece offset
+//   XTS          data-unit boundaries (a job without data units is one unit: one piece)
+//   CBC decrypt  block boundaries; each chunk's chaining value (the ciphertext
+//                block before it) is saved before any worker starts, so in-place
+//                output cannot overwrite it
+//   CBC encrypt  serial: one piece
+//   AEAD bodies  64-byte multiples; every worker returns its piece's MAC partial
+//                and the engine folds them in order with powers of H (GCM,
+//                ghash_fold) or r (Poly1305, poly1305_combine, r = op.mac_key)
+//   MAC (AAD)    the same, without keystream
+// Jobs below cpu_threshold bytes run on the calling thread on the first CPU
+// worker alone (or the first worker that has the key); device memory goes to
+// the one worker that owns it, unsplit.
+//
+// Faults: a worker whose piece fails is taken out of the job. When the input
+// is intact (out-of-place jobs, or a MAC) and the failure is not the caller's
+// fault (device, memory, internal errors), the piece goes back to the queue and
+// another worker runs it; otherwise the job stops handing out pieces, waits
+// for the pieces in flight and returns the status. The output is never wrong
+// without a failed status, and nothing waits forever: a job with no worker
+// left fails.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+
+namespace bc {
+
+// Defaults. Where each number comes from: bench/NOTES.md, "Engine".
+//  - kEngineDefaultChunk: the unit of scheduling. Workers grab runs of chunks
+//    (guided: about remaining / (2 x workers), never under one chunk), so a GPU
+//    worker sees long runs that its own pipeline splits again.
+//  - kEngineDefaultCpuThreshold: below it a job stays on the CPU on the calling
+//    thread. Estimate until bench/engine_bench.cpp's crossover is measured on the
+//    H100 machine (it prints the measured value and the JSON records it).
+constexpr size_t kEngineDefaultChunk = size_t(4) << 20;
+constexpr size_t kEngineDefaultCpuThreshold = size_t(4) << 20;
+
+struct EngineOptions {
+    size_t chunk = kEngineDefaultChunk;           // bytes; rounded down to 64-byte multiples (>= 64)
+    size_t cpu_threshold = kEngineDefaultCpuThreshold;  // jobs under it: the first CPU worker alone
+    bool guided = true;                           // false: every grab is exactly one chunk
+    std::string name = "engine";                  // what name() answers ("hybrid", "cuda:all")
+
+    // Device memory ownership. worker_devices[i]: the CUDA ordinal of worker i, -1 for
+    // host-only workers. device_of(p): the ordinal owning device pointer p, -1 if unknown.
+    // Without them a device job is offered to each worker that takes device memory until
+    // one accepts it (a worker refuses a foreign pointer with BC_ERR_INVALID_ARGUMENT).
+    std::vector<int> worker_devices;
+    std::function<int(const void*)> device_of;
+
+    // Test hook: worker fail_worker fails each job's piece that takes its chunk count in
+    // that job past fail_after_chunks. It first scribbles over the piece's output (as a
+    // device dying mid-copy would) and then returns fail_status. -1 = off.
+    int fail_worker = -1;
+    size_t fail_after_chunks = 0;
+    bc_status fail_status = BC_ERR_DEVICE;
+};
+
+// Counters since creation (or the last reset), for tests and benchmarks.
+struct EngineStats {
+    std::vector<uint64_t> pieces;   // per worker: pieces (runs of chunks) run
+    std::vector<uint64_t> bytes;    // per worker: bytes processed successfully
+    uint64_t jobs = 0;              // jobs through the queue
+    uint64_t small_jobs = 0;        // jobs kept on one worker (under the threshold, or serial)
+    uint64_t device_jobs = 0;       // device-memory jobs handed to their owner
+    uint64_t requeued = 0;          // failed pieces run again elsewhere
+    uint64_t failures = 0;          // pieces that failed
+};
+
+// Builds the engine over workers (at least one). The engine owns them.
+Status make_engine_backend(std::vector<std::unique_ptr<Backend>> workers, const EngineOptions& opt,
+                           std::unique_ptr<Backend>* out);
+
+// The counters of an engine made by make_engine_backend; false for any other backend.
+bool engine_stats(const Backend& b, EngineStats* out);
+void engine_reset_stats(Backend& b);
+// The options an engine runs with (nullptr when b is not an engine).
+const EngineOptions* engine_options(const Backend& b);
+
+// Engines over the devices of this machine (src/engine/engine_devices.cpp):
+//   with_cpu = true:  "hybrid", the CPU backend and every CUDA GPU
+//   with_cpu = false: "cuda:all", every CUDA GPU
+// BC_ERR_NO_DEVICE when no CUDA GPU is present. The CPU worker gets the cores the
+// GPU pipelines do not need (opt.threads overrides).
+Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out);
+
+}  // namespace bc

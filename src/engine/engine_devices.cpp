@@ -1,0 +1,70 @@
+// The engines over this machine's devices: "hybrid" (the CPU and every CUDA GPU)
+// and "cuda:all" (every CUDA GPU), built from the ordinary backends.
+#include <algorithm>
+#include <thread>
+
+#include "engine/engine_backend.h"
+
+#if defined(BC_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+
+namespace bc {
+namespace {
+
+// Host threads each GPU's host-memory pipeline keeps busy (its worker thread and
+// the threads that stage pageable memory); the CPU worker gets the rest.
+constexpr unsigned kHostThreadsPerGpu = 4;
+
+#if defined(BC_HAVE_CUDA)
+int cuda_device_of(const void* p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return -1;
+    }
+    return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) ? a.device : -1;
+}
+#endif
+
+}  // namespace
+
+Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out) {
+    std::vector<std::unique_ptr<Backend>> workers;
+    std::vector<int> devices;
+    for (int i = 0; i < 1024; ++i) {
+        std::unique_ptr<Backend> b;
+        Status st = make_cuda_backend(i, opt, &b);
+        if (!st) {
+            // Past the last GPU (or none at all): stop. A GPU that is there but fails is an error.
+            if (st.code == BC_ERR_NO_DEVICE) {
+                if (i == 0) return st;
+                break;
+            }
+            return st;
+        }
+        workers.push_back(std::move(b));
+        devices.push_back(i);
+    }
+    EngineOptions eo;
+    eo.name = with_cpu ? "hybrid" : "cuda:all";
+    if (with_cpu) {
+        ContextOptions co = opt;
+        if (co.threads == 0) {
+            const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+            const unsigned reserved = unsigned(workers.size()) * kHostThreadsPerGpu;
+            co.threads = hw > reserved ? hw - reserved : 1;
+        }
+        std::unique_ptr<Backend> cpu;
+        BC_TRY(make_cpu_backend(co, &cpu));
+        workers.insert(workers.begin(), std::move(cpu));
+        devices.insert(devices.begin(), -1);
+    }
+    eo.worker_devices = devices;
+#if defined(BC_HAVE_CUDA)
+    eo.device_of = cuda_device_of;
+#endif
+    return make_engine_backend(std::move(workers), eo, out);
+}
+
+}  // namespace bc

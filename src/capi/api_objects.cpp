@@ -4,6 +4,7 @@
 #include <string>
 
 #include "capi/capi_internal.h"
+#include "engine/engine_backend.h"
 #include "modes/gcm/gcm.h"
 
 using namespace bc;
@@ -151,13 +152,17 @@ bc_status bc_context_create(const char* device, const char* options, bc_context*
         std::string dev = device ? device : "auto";
         int index = 0;
         if (dev == "auto") {
-            // The best device present: a CUDA GPU, else the CPU.
-            if (make_cuda_backend(0, c->options, &c->backend).is_ok()) {
-                c->device = "cuda:0";
+            // The best devices present: the CPU and every CUDA GPU through the engine, else the CPU.
+            if (make_device_engine(true, c->options, &c->backend).is_ok()) {
+                c->device = "hybrid";
             } else {
                 BC_TRY(make_cpu_backend(c->options, &c->backend));
                 c->device = "cpu";
             }
+        } else if (dev == "hybrid" || dev == "cuda:all") {
+            // src/engine: one queue of chunks for the CPU and every GPU ("hybrid") or every GPU.
+            BC_TRY(make_device_engine(dev == "hybrid", c->options, &c->backend));
+            c->device = dev;
         } else if (dev == "cpu") {
             BC_TRY(make_cpu_backend(c->options, &c->backend));
             c->device = dev;
@@ -170,7 +175,7 @@ bc_status bc_context_create(const char* device, const char* options, bc_context*
             BC_TRY(make_opencl_backend(index, c->options, &c->backend));
             c->device = dev;
         } else {
-            return Status(BC_ERR_BAD_DEVICE, "device '" + dev + "': expected auto, cpu, cuda:N or opencl:N");
+            return Status(BC_ERR_BAD_DEVICE, "device '" + dev + "': expected auto, cpu, hybrid, cuda:all, cuda:N or opencl:N");
         }
         *ctx = c.release();
         return Status::ok();

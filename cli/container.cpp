@@ -125,6 +125,11 @@ void make_nonce(const Session& s, uint64_t index, bool last, uint8_t* nonce) {
 }
 
 SecureBytes master_for_encrypt(const ContainerOptions& opt, KdfParams& kdf) {
+    if (opt.master_key != nullptr) {
+        kdf = KdfParams{};
+        kdf.id = KdfId::KeyFile;
+        return SecureBytes(opt.master_key, kMasterKeySize);
+    }
     if (!opt.key_file.empty() && !opt.passphrase_file.empty())
         fail(kExitUsage, "give either -k KEYFILE or --passphrase-file, not both");
     if (!opt.key_file.empty()) {
@@ -176,9 +181,18 @@ PipelineSpec make_spec(const ContainerOptions& opt, size_t in_stride, size_t out
     return spec;
 }
 
-void report(const ContainerOptions& opt, const char* op, const Session& s, const Output& out,
-            const PipelineResult& r, uint64_t header_len, double seconds, unsigned workers) {
-    if (!opt.json) return;
+ContainerSummary report(const ContainerOptions& opt, const char* op, const Session& s, const Output& out,
+                        const PipelineResult& r, uint64_t header_len, double seconds,
+                        const PipelineSpec& spec) {
+    const bool enc = std::strcmp(op, "encrypt") == 0;
+    ContainerSummary sum;
+    sum.segments = r.segments;
+    sum.plaintext_bytes = enc ? r.in_bytes : r.out_bytes;
+    sum.container_bytes = (enc ? r.out_bytes : r.in_bytes) + header_len;
+    sum.seconds = seconds;
+    sum.workers = spec.workers;
+    sum.slots = spec.slots;
+    if (!opt.json) return sum;
     nlohmann::json j;
     j["operation"] = op;
     j["algorithm"] = s.alg->name;
@@ -187,17 +201,18 @@ void report(const ContainerOptions& opt, const char* op, const Session& s, const
     j["kdf"] = kdf_name(s.kdf.id);
     j["segment_size"] = s.segment_size;
     j["segments"] = r.segments;
-    const bool enc = std::strcmp(op, "encrypt") == 0;
     j["input_bytes"] = enc ? r.in_bytes : r.in_bytes + header_len;
     j["output_bytes"] = enc ? r.out_bytes + header_len : r.out_bytes;
     j["plaintext_bytes"] = enc ? r.in_bytes : r.out_bytes;
     j["seconds"] = seconds;
     j["gb_per_s"] = seconds > 0 ? double(enc ? r.in_bytes : r.out_bytes) / seconds / 1e9 : 0.0;
-    j["workers"] = workers;
+    j["workers"] = spec.workers;
+    j["segments_in_flight"] = spec.slots;
     std::string text = j.dump() + "\n";
     std::FILE* f = out.is_stdout() ? stderr : stdout;
     std::fputs(text.c_str(), f);
     std::fflush(f);
+    return sum;
 }
 
 }  // namespace
@@ -207,8 +222,8 @@ uint8_t container_algorithm_id(const std::string& name) {
     return a ? a->id : 0;
 }
 
-void encrypt_container(const ContainerOptions& opt, const std::string& in_path,
-                       const std::string& out_path) {
+ContainerSummary encrypt_container(const ContainerOptions& opt, const std::string& in_path,
+                                   const std::string& out_path) {
     Session s;
     s.alg = alg_by_name(opt.algorithm);
     if (s.alg == nullptr) {
@@ -266,11 +281,11 @@ void encrypt_container(const ContainerOptions& opt, const std::string& in_path,
     out.commit(opt.sync);
     const double seconds = now_seconds() - t0;
     progress.finish();
-    report(opt, "encrypt", s, out, r, s.header.size(), seconds, spec.workers);
+    return report(opt, "encrypt", s, out, r, s.header.size(), seconds, spec);
 }
 
-void decrypt_container(const ContainerOptions& opt, const std::string& in_path,
-                       const std::string& out_path) {
+ContainerSummary decrypt_container(const ContainerOptions& opt, const std::string& in_path,
+                                   const std::string& out_path) {
     Input in;
     in.open(in_path);
 
@@ -344,7 +359,7 @@ void decrypt_container(const ContainerOptions& opt, const std::string& in_path,
     out.commit(opt.sync);
     const double seconds = now_seconds() - t0;
     progress.finish();
-    report(opt, "decrypt", s, out, r, s.header.size(), seconds, spec.workers);
+    return report(opt, "decrypt", s, out, r, s.header.size(), seconds, spec);
 }
 
 }  // namespace bcli

@@ -24,16 +24,27 @@ struct ContainerOptions {
     bool sync = false;
     bool json = false;
     bool progress = true;            // when stderr is a terminal
+    // A master key given directly (bench): used instead of -k / passphrases.
+    const uint8_t* master_key = nullptr;
+};
+
+struct ContainerSummary {
+    uint64_t segments = 0;
+    uint64_t plaintext_bytes = 0;
+    uint64_t container_bytes = 0;
+    double seconds = 0;              // the pipeline, header to commit
+    unsigned workers = 0;
+    unsigned slots = 0;
 };
 
 // Limits of the format (docs/format.md).
 constexpr uint64_t kMinSegmentSize = 16;
 constexpr uint64_t kMaxSegmentSize = uint64_t(64) << 20;
 
-void encrypt_container(const ContainerOptions& opt, const std::string& in_path,
-                       const std::string& out_path);
-void decrypt_container(const ContainerOptions& opt, const std::string& in_path,
-                       const std::string& out_path);
+ContainerSummary encrypt_container(const ContainerOptions& opt, const std::string& in_path,
+                                   const std::string& out_path);
+ContainerSummary decrypt_container(const ContainerOptions& opt, const std::string& in_path,
+                                   const std::string& out_path);
 
 // The container's algorithms, for `bulkcrypt list`: its id or 0.
 uint8_t container_algorithm_id(const std::string& name);

@@ -20,6 +20,8 @@ struct BenchOptions {
     uint64_t segment_size = 0; // > 0: also the container's segmented path at this size
     unsigned jobs = 0;         // workers for the segmented path
     bool json = false;
+    std::string file;          // also encrypt this file through the container
+    std::string file_out = "/dev/null";  // ... to here (a path is replaced)
 };
 
 int cmd_bench(const BenchOptions& opt);

@@ -4,9 +4,12 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -27,6 +30,14 @@ volatile sig_atomic_t g_temp_set = 0;
 void on_fatal_signal(int sig) {
     if (g_temp_set) unlink(g_temp_path);
     _exit(128 + sig);
+}
+
+void on_sigbus(int) {
+    static const char msg[] = "bulkcrypt: the input file shrank while being read (SIGBUS)\n";
+    if (g_temp_set) unlink(g_temp_path);
+    ssize_t ignored = write(2, msg, sizeof msg - 1);
+    (void)ignored;
+    _exit(kExitIo);
 }
 
 void register_temp(const std::string& path) {
@@ -60,6 +71,8 @@ void install_signal_cleanup() {
     sa.sa_handler = on_fatal_signal;
     sigemptyset(&sa.sa_mask);
     for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(sig, &sa, nullptr);
+    sa.sa_handler = on_sigbus;
+    sigaction(SIGBUS, &sa, nullptr);
     // A closed pipe becomes EPIPE on write: an I/O error with a message, not
     // a silent death.
     signal(SIGPIPE, SIG_IGN);
@@ -68,7 +81,19 @@ void install_signal_cleanup() {
 // ---- Input ----------------------------------------------------------------------
 
 Input::~Input() {
+    if (map_ != nullptr) munmap(const_cast<uint8_t*>(map_), static_cast<size_t>(size_));
     if (owned_ && fd_ >= 0) close(fd_);
+}
+
+void Input::release_mapped(uint64_t offset, uint64_t n) const {
+    if (map_ == nullptr || n == 0) return;
+    static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    // Whole pages covering the range: a neighbour still reading a shared edge
+    // page simply faults it in again from the page cache.
+    const uint64_t start = offset / page * page;
+    const uint64_t end = std::min(size_, (offset + n + page - 1) / page * page);
+    if (end > start)
+        madvise(const_cast<uint8_t*>(map_) + start, static_cast<size_t>(end - start), MADV_DONTNEED);
 }
 
 void Input::open(const std::string& path) {
@@ -88,6 +113,13 @@ void Input::open(const std::string& path) {
         random_access_ = true;
         size_ = static_cast<uint64_t>(st.st_size);
         posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
+        if (size_ > 0 && size_ <= SIZE_MAX && std::getenv("BULKCRYPT_NO_MMAP") == nullptr) {
+            void* p = mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_SHARED, fd_, 0);
+            if (p != MAP_FAILED) {
+                map_ = static_cast<const uint8_t*>(p);
+                madvise(p, static_cast<size_t>(size_), MADV_SEQUENTIAL);
+            }
+        }
     }
 }
 

@@ -33,8 +33,15 @@ public:
     // Positioned read of exactly n bytes, or an I/O failure (the file shrank).
     void pread_exact(uint8_t* buf, size_t n, uint64_t offset) const;
     int fd() const { return fd_; }
+    // A regular file is also mapped read-only (nullptr when it is empty or the
+    // mapping failed): the workers then read it in place, without a copy.
+    const uint8_t* mapped() const { return map_; }
+    // Releases the mapped pages of [offset, offset + n) from this process (the
+    // page cache keeps them), so resident memory stays bounded.
+    void release_mapped(uint64_t offset, uint64_t n) const;
 
 private:
+    const uint8_t* map_ = nullptr;
     int fd_ = -1;
     bool owned_ = false;
     bool random_access_ = false;
@@ -77,8 +84,10 @@ private:
     std::string temp_;
 };
 
-// Installs SIGINT/SIGTERM/SIGHUP/SIGPIPE handlers that delete the current
-// temporary output file and exit with status 128+signal.
+// Installs SIGINT/SIGTERM/SIGHUP/SIGQUIT handlers that delete the current
+// temporary output file and exit with status 128+signal, and a SIGBUS handler
+// (a mapped input file that shrank) that does the same and exits with the I/O
+// code. SIGPIPE is ignored: a closed pipe is an EPIPE write error (I/O code).
 void install_signal_cleanup();
 
 // Creates a new file with mode 0600; refuses to replace an existing one.

@@ -142,9 +142,14 @@ int main(int argc, char** argv) {
     bench->add_option("--runs", bench_opt.min_runs, "at least this many timed calls (default 3)");
     bench->add_flag("--decrypt", bench_opt.decrypt, "measure decryption");
     bench->add_option("--segment-size", bench_segment,
-                      "AEAD encrypt: also measure the container's path, --size cut into segments of this size");
+                      "AEAD encrypt: also measure the container's path, --size cut into segments of this "
+                      "size (with --file: the file's segment size)");
     bench->add_option("-j,--jobs", bench_opt.jobs, "worker threads for the segmented path");
     bench->add_flag("--json", bench_opt.json, "one JSON object on stdout");
+    bench->add_option("--file", bench_opt.file,
+                      "also encrypt this file through the container (page cache warmed first) and compare");
+    bench->add_option("--file-out", bench_opt.file_out, "where --file's container goes (default /dev/null; "
+                      "a path is replaced)");
 
     try {
         app.parse(argc, argv);

@@ -28,8 +28,9 @@ public:
         : in_(in), out_(out), spec_(spec), fn_(fn), progress_(progress), slots_(spec.slots) {
         random_in_ = in.random_access();
         random_out_ = out.random_access();
+        mapped_ = random_in_ ? in.mapped() : nullptr;
         for (Slot& s : slots_) {
-            s.in = RawBuffer(spec.in_stride, spec.wipe_in);
+            if (mapped_ == nullptr) s.in = RawBuffer(spec.in_stride, spec.wipe_in);
             s.out = RawBuffer(spec.out_stride, spec.wipe_out);
         }
         threads_.reserve(spec.workers);
@@ -149,10 +150,11 @@ private:
             try {
                 if (aborted_.load(std::memory_order_relaxed))
                     fail(kExitOther, "cancelled after an earlier failure");
-                if (random_in_)
-                    in_.pread_exact(s.in.data(), s.seg.in_len,
-                                    spec_.in_base + s.seg.index * spec_.in_stride);
+                const uint64_t in_off = spec_.in_base + s.seg.index * spec_.in_stride;
+                if (mapped_ != nullptr) s.seg.in = mapped_ + in_off;
+                else if (random_in_) in_.pread_exact(s.in.data(), s.seg.in_len, in_off);
                 fn_(s.seg);
+                if (mapped_ != nullptr) in_.release_mapped(in_off, s.seg.in_len);
                 if (random_out_)
                     out_.pwrite_all(s.seg.out, s.seg.out_len,
                                     spec_.out_base + s.seg.index * spec_.out_stride);
@@ -189,6 +191,7 @@ private:
     const SegmentFn& fn_;
     Progress* progress_;
     bool random_in_ = false, random_out_ = false;
+    const uint8_t* mapped_ = nullptr;  // the input file, mapped: read in place
     std::vector<Slot> slots_;
     std::mutex mu_;
     std::condition_variable work_cv_, done_cv_;

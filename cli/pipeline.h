@@ -3,9 +3,10 @@
 // results, in bounded memory.
 //
 //   - A ring of `slots` segment buffers is all the memory it holds:
-//     slots * (in_stride + out_stride) bytes, whatever the file size.
-//   - Input that is a regular file is read by the workers themselves with
-//     pread (parallel, no copy through one thread); a pipe is read in order by
+//     slots * (in_stride + out_stride) bytes at most, whatever the file size.
+//   - Input that is a regular file is mapped and read in place by the workers
+//     (pages released after each segment, so resident memory stays bounded),
+//     or read with pread where it cannot be mapped; a pipe is read in order by
 //     the dispatching thread, one segment ahead so the last one is known.
 //   - Output to a temporary file is written by the workers with pwrite at the
 //     segment's fixed offset; output to stdout is written in order by the

@@ -111,10 +111,13 @@ private:
             done_cv_.wait(lock, [&] { return s.state != State::Queued; });
         }
         if (s.state == State::Failed) {
+            // In order, the first failed slot reached is the lowest failed
+            // segment: slots after it were only cancelled.
             std::exception_ptr err = s.error;
             s.state = State::Free;
             stop();
-            std::rethrow_exception(err);
+            if (err) std::rethrow_exception(err);
+            fail(kExitOther, "the pipeline was cancelled");
         }
         if (s.state == State::Done) {
             if (!random_out_) out_.write_all(s.seg.out, s.seg.out_len);
@@ -147,9 +150,19 @@ private:
             Slot& s = slots_[idx];
             State result = State::Done;
             std::exception_ptr err;
+            // Segments after a failed one are skipped; the ones before it still
+            // complete, so stdout receives every verified segment up to it.
+            if (aborted_.load(std::memory_order_relaxed) ||
+                s.seg.index > fail_index_.load(std::memory_order_relaxed)) {
+                {
+                    std::lock_guard<std::mutex> lock(mu_);
+                    s.state = State::Failed;
+                    s.error = nullptr;
+                }
+                done_cv_.notify_all();
+                continue;
+            }
             try {
-                if (aborted_.load(std::memory_order_relaxed))
-                    fail(kExitOther, "cancelled after an earlier failure");
                 const uint64_t in_off = spec_.in_base + s.seg.index * spec_.in_stride;
                 if (mapped_ != nullptr) s.seg.in = mapped_ + in_off;
                 else if (random_in_) in_.pread_exact(s.in.data(), s.seg.in_len, in_off);
@@ -162,7 +175,9 @@ private:
             } catch (...) {
                 err = std::current_exception();
                 result = State::Failed;
-                aborted_.store(true, std::memory_order_relaxed);
+                uint64_t cur = fail_index_.load();
+                while (s.seg.index < cur && !fail_index_.compare_exchange_weak(cur, s.seg.index)) {
+                }
             }
             {
                 std::lock_guard<std::mutex> lock(mu_);
@@ -197,7 +212,8 @@ private:
     std::condition_variable work_cv_, done_cv_;
     std::deque<size_t> queue_;
     bool shutdown_ = false;
-    std::atomic<bool> aborted_{false};
+    std::atomic<bool> aborted_{false};               // stop(): skip everything left
+    std::atomic<uint64_t> fail_index_{UINT64_MAX};   // lowest failed segment so far
     std::vector<std::thread> threads_;
     PipelineResult result_;
 };

@@ -317,6 +317,21 @@ class Tamper(Base):
         self.assertEqual(len(blob), h + 2 * (SEG + TAG))
         self.assert_rejected(blob[: h + SEG + TAG], "full last segment cut")
 
+    def test_many_workers_verified_prefix(self):
+        # With 8 workers racing, a damaged segment 40 of 64 still yields on
+        # stdout exactly the 40 verified segments before it, and exit code 3.
+        data = rand_bytes(64 * SEG, 64)
+        blob = self.encrypt(data)
+        h = header_len(blob)
+        bad = bytearray(blob)
+        bad[h + 40 * (SEG + TAG) + 100] ^= 0x10
+        for _ in range(5):
+            rc, out, err = run(["decrypt", "-k", self.key, "-j", "8", "--device", DEVICE, "-", "-"], data=bytes(bad))
+            self.assertEqual(rc, EXIT_AUTH, err)
+            self.assertEqual(len(out), 40 * SEG)
+            self.assertEqual(out, data[: 40 * SEG])
+            self.assertIn(b"segment 40 ", err)
+
     def test_wrong_key(self):
         other = self.path("other.key")
         self.assertEqual(run(["keygen", other])[0], 0)

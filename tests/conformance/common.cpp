@@ -96,13 +96,19 @@ bool read_file(const std::string& path, std::string* text, std::string* err) {
     return true;
 }
 
-std::string vector_path(const std::string& rel) { return std::string(BC_VECTOR_DIR) + "/" + rel; }
+std::string vector_path(const std::string& rel) {
+    return !rel.empty() && rel[0] == '/' ? rel : std::string(BC_VECTOR_DIR) + "/" + rel;
+}
 
 void harness_error(const std::string& where, const std::string& what) {
     errors_store().push_back(where + ": " + what);
 }
 
 const std::vector<std::string>& harness_errors() { return errors_store(); }
+
+void harness_errors_truncate(size_t n) {
+    if (errors_store().size() > n) errors_store().resize(n);
+}
 
 // ---- Record ------------------------------------------------------------------------
 

@@ -38,6 +38,8 @@ std::string vector_path(const std::string& rel);
 // Each one fails the run; they are printed before the table.
 void harness_error(const std::string& where, const std::string& what);
 const std::vector<std::string>& harness_errors();
+// For the suite's own self-tests only: forget the errors after the first n.
+void harness_errors_truncate(size_t n);
 
 // One test record of a vector file: named attributes in file order, each
 // remembering whether a test read it.

@@ -26,6 +26,14 @@ void Results::skip(const RowKey& row, const std::string& reason) {
 
 void Results::note(const RowKey& row, const std::string& text) { ++rows_[row].notes[text]; }
 
+std::pair<size_t, size_t> Results::take_row(const RowKey& row) {
+    auto it = rows_.find(row);
+    if (it == rows_.end()) return {0, 0};
+    std::pair<size_t, size_t> r{it->second.passed, it->second.failed};
+    rows_.erase(it);
+    return r;
+}
+
 size_t Results::total_failed() const {
     size_t n = 0;
     for (const auto& kv : rows_) n += kv.second.failed;

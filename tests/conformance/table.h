@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace conf {
@@ -25,6 +26,9 @@ public:
     void skip(const RowKey& row, const std::string& reason);
     // A remark on a passed case that a reader should know about (counted).
     void note(const RowKey& row, const std::string& text);
+
+    // Removes a row and returns its (passed, failed) counts: for self-tests.
+    std::pair<size_t, size_t> take_row(const RowKey& row);
 
     size_t total_failed() const;
     size_t total_passed() const;

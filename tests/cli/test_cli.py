@@ -345,6 +345,72 @@ class Tamper(Base):
         self.assert_rejected(b"", "empty input")
 
 
+class IndependentReader(Base):
+    """docs/format.md is enough for a second implementation: format_reader.py,
+    pure Python written from the page, reads the command's ChaCha20-Poly1305
+    files and writes files the command reads."""
+
+    def setUp(self):
+        super().setUp()
+        sys.path.insert(0, HERE)
+        import format_reader
+        self.fr = format_reader
+        cat = catalogue()
+        if "chacha20-poly1305" not in cat:
+            self.skipTest("chacha20-poly1305 not in this build's catalogue")
+        # The Python AEAD itself, checked against Wycheproof first.
+        path = find_vector(os.path.join("wycheproof", "testvectors_v1", "chacha20_poly1305_test.json"))
+        if path is None:
+            self.skipTest("chacha20_poly1305_test.json not found")
+        with open(path) as f:
+            groups = json.load(f)["testGroups"]
+        checked = 0
+        for g in groups:
+            if g["ivSize"] != 96:
+                continue
+            for t in g["tests"][:40]:
+                key, iv, aad = (bytes.fromhex(t[x]) for x in ("key", "iv", "aad"))
+                sealed = self.fr.aead_seal(key, iv, aad, bytes.fromhex(t["msg"]))
+                if t["result"] == "valid":
+                    self.assertEqual(sealed.hex(), t["ct"] + t["tag"], f"python AEAD, tcId {t['tcId']}")
+                    checked += 1
+        self.assertGreater(checked, 10)
+
+    def test_reads_command_output(self):
+        key = slurp(self.key)
+        for alg in ("chacha20-poly1305", "xchacha20-poly1305"):
+            if alg not in catalogue():
+                continue
+            for n in (0, 1, SEG, 3 * SEG + 5):
+                data = rand_bytes(n, n + 1)
+                blob = self.encrypt(data, alg=alg)
+                self.assertEqual(self.fr.read(blob, key=key), data, f"{alg} {n}")
+                bad = bytearray(blob)
+                bad[-1] ^= 1
+                with self.assertRaises(self.fr.FormatError):
+                    self.fr.read(bytes(bad), key=key)
+
+    def test_reads_scrypt_file(self):
+        pw = self.write("pw", b"tr0ub4dor&3\n")
+        data = rand_bytes(2 * SEG + 7, 3)
+        src = self.write("plain", data)
+        rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf-params", "logN=10,r=8,p=1",
+                          "-a", "chacha20-poly1305", "--segment-size", SEG, src, self.path("s")])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(self.fr.read(slurp(self.path("s")), passphrase=b"tr0ub4dor&3"), data)
+
+    def test_command_reads_python_output(self):
+        key = slurp(self.key)
+        for alg_id in (2, 4):
+            if self.fr.ALGS[alg_id][0] not in catalogue():
+                continue
+            for n in (0, SEG, 2 * SEG + 9):
+                data = rand_bytes(n, n + 2)
+                blob = self.fr.write(data, key, alg_id=alg_id, segment_size=SEG)
+                rc, out, err = run(["decrypt", "-k", self.key, "--device", DEVICE, "-", "-"], data=blob)
+                self.assertEqual((rc, out), (0, data), err)
+
+
 def openssl(args, data):
     p = subprocess.run(["openssl", "enc", *args], input=data, capture_output=True)
     if p.returncode != 0:

@@ -48,6 +48,9 @@ const Algorithm kAlgorithms[] = {
     // uses block counters 1 .. 2^32-1, so at most (2^32 - 1) * 64 bytes per message.
     {"chacha20-poly1305", Cipher::ChaCha20, Mode::ChaChaPoly, BC_KIND_AEAD, 32, 12, 12, 12, 16, 16, 16, 1, ((uint64_t(1) << 32) - 1) * 64, 20, "ChaCha20-Poly1305"},
     {"xchacha20-poly1305", Cipher::XChaCha20, Mode::ChaChaPoly, BC_KIND_AEAD, 32, 24, 24, 24, 16, 16, 16, 1, ((uint64_t(1) << 32) - 1) * 64, 20, nullptr},
+    // NO-OP: output = input, no key, no IV, no kernel; only the transfers of a backend's
+    // path (engine benchmarks: the ceiling every cipher on that path lives under).
+    {"noop", Cipher::Noop, Mode::Stream, BC_KIND_STREAM, 0, 0, 0, 0, 0, 0, 0, 1, kUnbounded, 0, nullptr},
 };
 
 }  // namespace

@@ -1,5 +1,7 @@
 // The CPU backend: libcrypto where it has the cipher, bulkcrypt's portable
 // cores elsewhere (and everywhere with cpu.impl=portable), over a thread pool.
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -49,7 +51,7 @@ public:
     bool supports(const Algorithm& alg) const override {
         switch (alg.cipher) {
         case Cipher::AES: return true;
-        case Cipher::Noop: return false;
+        case Cipher::Noop: return true;  // transfers only: a copy when out != in
         default: return BC_CPU_HAS_STREAM != 0;
         }
     }
@@ -63,6 +65,7 @@ public:
     }
 
     Status cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) override {
+        if (key.alg->cipher == Cipher::Noop) return noop(op);
         if (key.alg->cipher == Cipher::AES)
             return cpu_aes_cipher(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
                                   opt_.cpu_portable, pool_, opt_.chunk);
@@ -117,6 +120,18 @@ public:
     }
 
 private:
+    // NO-OP (engine benchmarks): output = input, copied over the pool in 1 MiB pieces.
+    Status noop(const CipherOp& op) {
+        if (op.memory != BC_MEMORY_HOST) return Status(BC_ERR_NOT_SUPPORTED, "the CPU backend has no device memory");
+        if (op.out == op.in || op.len == 0) return Status::ok();
+        const size_t piece = size_t(1) << 20, n = (op.len + piece - 1) / piece;
+        pool_.parallel_for(n, [&](size_t i) {
+            const size_t at = i * piece;
+            std::memcpy(op.out + at, op.in + at, std::min(piece, op.len - at));
+        });
+        return Status::ok();
+    }
+
     static constexpr size_t kOneShotMax = 1 << 20;
     static constexpr size_t kEvpMaxGcmIv = 128;  // OpenSSL 3's GCM IV buffer; longer IVs take bulkcrypt's J0
     ContextOptions opt_;

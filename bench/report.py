@@ -118,8 +118,19 @@ def med(rec):
     return num(g)
 
 
+def spread(rec):
+    """(min, max) GB/s of a record, (None, None) when it has no spread."""
+    g = rec.get("gbps") if isinstance(rec, dict) else None
+    if isinstance(g, dict):
+        return num(g.get("min")), num(g.get("max"))
+    return None, None
+
+
 def human_bytes(n):
-    n = int(n)
+    try:
+        n = int(n)
+    except (TypeError, ValueError):
+        return "-"
     for unit, f in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= f and n % f == 0:
             return "%d %s" % (n // f, unit)
@@ -205,8 +216,14 @@ class Data:
 
     def classify(self, base, d):
         if isinstance(d, list):
-            for i, x in enumerate(d):
-                self.classify("%s[%d]" % (base, i), x)
+            # JSON lines of a known format are split; any other list stays one file.
+            known = all(isinstance(x, dict) and (("one_shot" in x and "bytes_per_call" in x) or
+                                                 "large_message_gbps" in x) for x in d)
+            if known and d:
+                for i, x in enumerate(d):
+                    self.classify("%s[%d]" % (base, i), x)
+            else:
+                self.others.append((base, d))
             return
         if not isinstance(d, dict):
             self.others.append((base, d))
@@ -343,8 +360,8 @@ def make_plots(data, outdir, notes):
             rs = sorted(series[p], key=lambda r: r.get("bytes") or 0)
             xs = [r["bytes"] for r in rs]
             ys = [med(r) for r in rs]
-            lo = [num((r.get("gbps") or {}).get("min")) if isinstance(r.get("gbps"), dict) else None for r in rs]
-            hi = [num((r.get("gbps") or {}).get("max")) if isinstance(r.get("gbps"), dict) else None for r in rs]
+            lo = [spread(r)[0] for r in rs]
+            hi = [spread(r)[1] for r in rs]
             color, marker = styles.get(path_base(p), (None, "o"))
             ax.plot(xs, ys, marker=marker, ms=3, lw=1.4, color=color, label=PATH_LABEL.get(path_base(p), p) +
                     ("" if p == path_base(p) else " (%s)" % p))
@@ -355,12 +372,13 @@ def make_plots(data, outdir, notes):
         for procs_all, mk in ((False, "X"), (True, "P")):
             _, o = data.openssl(alg.split(":")[0], procs_all)
             if o and not alg.endswith(":decrypt"):
-                pts = [(p["bytes"], num(p["gbps"])) for p in o.get("points", []) if num(p.get("gbps"))]
+                pts = [(p.get("bytes"), num(p.get("gbps"))) for p in o.get("points", [])
+                       if isinstance(p, dict) and num(p.get("gbps")) and p.get("bytes")]
                 ax.plot([b for b, _ in pts], [g for _, g in pts], ls="none", marker=mk, ms=8, color="black",
                         label="openssl speed, %s" % ("%d processes" % o.get("processes") if procs_all else "1 process"))
         for name in sorted(used_roofs):
             r = roofs.get(name)
-            g = num((r or {}).get("gbps", {}).get("median")) if isinstance((r or {}).get("gbps"), dict) else None
+            g = med(r) if isinstance(r, dict) else None
             if g:
                 ax.axhline(g, ls="--", lw=1, color=roof_style.get(name, "gray"))
                 ax.annotate("roof: %s %s GB/s" % (name, fmt_gbps(g)), xy=(0.01, g), xycoords=("axes fraction", "data"),
@@ -528,11 +546,11 @@ def write_report(data, folder, out_path, plots, notes):
             g = r.get("gbps") if isinstance(r.get("gbps"), dict) else {}
             if r.get("ops_per_s") is not None:
                 val = "%.2f T int32 ops/s" % ((num(r.get("ops_per_s")) or 0) / 1e12)
-                spread = "-"
+                span = "-"
             else:
                 val = fmt_gbps(num(g.get("median"))) + " GB/s"
-                spread = "%s..%s" % (fmt_gbps(num(g.get("min"))), fmt_gbps(num(g.get("max")))) if g.get("min") is not None else "-"
-            rows.append((name, val, spread, human_bytes(r["bytes"]) if r.get("bytes") else "-", r.get("timer", "-"),
+                span = "%s..%s" % (fmt_gbps(num(g.get("min"))), fmt_gbps(num(g.get("max")))) if g.get("min") is not None else "-"
+            rows.append((name, val, span, human_bytes(r["bytes"]) if r.get("bytes") else "-", r.get("timer", "-"),
                          r.get("note", "")))
         w(md_table(["roof", "figure", "min..max", "size", "timer", "what"], rows))
     else:
@@ -661,10 +679,10 @@ def write_report(data, folder, out_path, plots, notes):
         rows = []
         for e in sc.get("cpu_threads", []) or []:
             for p in e.get("points", []) or []:
-                g = p.get("gbps") or {}
+                lo, hi = spread(p)
                 rows.append((e.get("algorithm"), human_bytes(e.get("bytes", 0)), p.get("threads"),
                              fmt_gbps(med(p)) if p.get("status") == "ok" else p.get("reason", "failed"),
-                             "%s..%s" % (fmt_gbps(num(g.get("min"))), fmt_gbps(num(g.get("max")))) if isinstance(g, dict) and g else "-"))
+                             "%s..%s" % (fmt_gbps(lo), fmt_gbps(hi)) if lo is not None else "-"))
         if rows:
             w(md_table(["algorithm", "size", "CPU threads", "GB/s", "min..max"], rows))
         for key, what in (("gpu_multiprocessors", "GPU: one multiprocessor against all"),
@@ -700,9 +718,9 @@ def write_report(data, folder, out_path, plots, notes):
                 for p in ps:
                     rec = next((r for r in data.ok(p, a) if r.get("bytes") == b), None)
                     if rec:
-                        g = rec.get("gbps") or {}
-                        row.append("%s (%s..%s) %s" % (fmt_gbps(med(rec)), fmt_gbps(num(g.get("min"))),
-                                                        fmt_gbps(num(g.get("max"))), pct(num(rec.get("fraction_of_roof")))))
+                        lo, hi = spread(rec)
+                        row.append("%s (%s..%s) %s" % (fmt_gbps(med(rec)), fmt_gbps(lo), fmt_gbps(hi),
+                                                        pct(num(rec.get("fraction_of_roof")))))
                     else:
                         row.append("-")
                 rows.append(row)

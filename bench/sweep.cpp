@@ -1382,6 +1382,10 @@ int main(int argc, char** argv) {
         else return usage();
     }
     if (c.algs.empty()) c.algs = mode_algorithms(c.mode);
+    if (!c.json.empty() && !std::ofstream(c.json)) {  // fail now, not after the whole sweep
+        std::fprintf(stderr, "sweep: cannot write %s\n", c.json.c_str());
+        return 2;
+    }
     std::signal(SIGTERM, on_stop_signal);
     std::signal(SIGINT, on_stop_signal);
 

@@ -34,7 +34,7 @@ while (($#)); do
     --build) build=${2:?--build needs a folder}; shift ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
     --tar) tarball=${2:?--tar needs a file}; shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ {exit} NR > 1' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run_all.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) [ -z "$out" ] || { echo "run_all.sh: one OUTDIR only" >&2; exit 2; }; out=$1 ;;
   esac
@@ -45,7 +45,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if [ -z "$build" ]; then
   if [ -d ./build/bench ]; then build=./build; else build=$root/build; fi
 fi
-build=$(cd "$build" 2>/dev/null && pwd) || { echo "run_all.sh: no build folder '$build' (build first: cmake -S . -B build && cmake --build build -j)" >&2; exit 2; }
+given=$build
+build=$(cd "$given" 2>/dev/null && pwd) || { echo "run_all.sh: no build folder '$given' (build first: cmake -S . -B build && cmake --build build -j)" >&2; exit 2; }
 bin=$build/bench
 [ -x "$bin/sweep" ] || { echo "run_all.sh: $bin/sweep is not built (cmake --build $build --target sweep)" >&2; exit 2; }
 

@@ -168,6 +168,7 @@ private:
     Slot slots_[kSlots];
     std::string options_;
     Program programs_[kFamilyCount];
+    cl_kernel ghash_kernel_ = nullptr;  // its group size is part of its result
     MemHandle apow_;   // XTS: alpha^(2^k), k = 0..63, in GCM's bit order
     size_t local_ = 64;
     size_t ghash_per_item_ = 32;
@@ -229,8 +230,9 @@ Status Backend::init() {
       << " -DBC_DEV_NVIDIA=" << (dev_.vendor.find("NVIDIA") != std::string::npos ? 1 : 0)
       << " -DBC_DEV_COMPUTE_UNITS=" << dev_.compute_units
       << " -DBC_DEV_LOCAL_MEM=" << dev_.local_mem
-      << " -DBC_DEV_LOCAL_SIZE=" << local_
-      << " -DBC_AES_TABLE=" << (opt_.aes_table ? 1 : 0);
+      << " -DBC_DEV_LOCAL_SIZE=" << local_;
+    // aes=table: the OpenCL backend has only the constant-time bitsliced AES; the
+    // option leaves it as it is (slower than asked for, never weaker).
     options_ = o.str();
     return Status::ok();
 }
@@ -275,6 +277,17 @@ Status Backend::program(Family f, const Program** out) {
 
 Status Backend::launch(cl_command_queue q, cl_kernel k, size_t items, size_t local, bool record) {
     if (items == 0) return Status::ok();
+    // A kernel may allow fewer work-items per group than the device (registers):
+    // the bitsliced AES on a GPU, for one. Shrink to the largest power of two it takes.
+    size_t kmax = 0;
+    if (clGetKernelWorkGroupInfo(k, dev_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, nullptr) ==
+            CL_SUCCESS &&
+        kmax > 0 && local > kmax) {
+        if (k == ghash_kernel_)
+            return Status(BC_ERR_DEVICE, "OpenCL: the GHASH kernel needs " + std::to_string(local) +
+                                             " work-items per group; this device allows " + std::to_string(kmax));
+        while (local > kmax) local /= 2;
+    }
     size_t global = round_up(items, local);
     cl_event ev = nullptr;
     cl_int err = clEnqueueNDRangeKernel(q, k, 1, nullptr, &global, &local, 0, nullptr,
@@ -554,6 +567,7 @@ Status Backend::ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem
     BC_TRY(program(kFamilyAes, &p));
     cl_kernel kern = p->kernel("bc_ghash_partial");
     if (kern == nullptr) return Status(BC_ERR_INTERNAL, "OpenCL kernel missing: bc_ghash_partial");
+    ghash_kernel_ = kern;
     const size_t nblocks = (len + 15) / 16;
     const size_t items = (nblocks + ghash_per_item_ - 1) / ghash_per_item_;
     const size_t ngroups = (items + kGhashLocal - 1) / kGhashLocal;

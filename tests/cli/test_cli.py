@@ -44,11 +44,17 @@ def run(args, data=None, cwd=None):
     return p.returncode, p.stdout, p.stderr
 
 
+_CATALOGUE = None
+
+
 def catalogue():
-    rc, out, err = run(["list", "--json"])
-    if rc != 0:
-        raise RuntimeError("bulkcrypt list failed: " + err.decode())
-    return {a["name"]: a for a in json.loads(out)}
+    global _CATALOGUE
+    if _CATALOGUE is None:
+        rc, out, err = run(["list", "--json"])
+        if rc != 0:
+            raise RuntimeError("bulkcrypt list failed: " + err.decode())
+        _CATALOGUE = {a["name"]: a for a in json.loads(out)}
+    return _CATALOGUE
 
 
 def find_vector(rel):
@@ -343,6 +349,80 @@ class Tamper(Base):
     def test_not_a_bulkcrypt_file(self):
         self.assert_rejected(b"hello, world\n" * 100, "plain text")
         self.assert_rejected(b"", "empty input")
+
+
+class Terminal(Base):
+    """The passphrase prompt (echo off, asked twice when encrypting) and the
+    progress line, both through a pseudo-terminal."""
+
+    def run_tty(self, args, answers):
+        import pty
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execv(BC, [BC] + [str(a) for a in args])
+        out = b""
+        import time
+        for a in answers:
+            time.sleep(0.3)
+            os.write(fd, a)
+        while True:
+            try:
+                d = os.read(fd, 4096)
+            except OSError:
+                break
+            if not d:
+                break
+            out += d
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+        return os.waitstatus_to_exitcode(status), out
+
+    def test_prompt(self):
+        data = rand_bytes(5000, 1)
+        src = self.write("plain", data)
+        rc, out = self.run_tty(["encrypt", "--kdf-params", "logN=10", "-q", src, self.path("s")],
+                               [b"open sesame\n", b"open sesame\n"])
+        self.assertEqual(rc, 0, out)
+        self.assertNotIn(b"sesame", out, "the passphrase was echoed")
+        self.assertIn(b"again", out)
+        rc, out = self.run_tty(["decrypt", "-q", self.path("s"), self.path("back")], [b"open sesame\n"])
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(slurp(self.path("back")), data)
+        rc, out = self.run_tty(["decrypt", "-q", self.path("s"), self.path("back2")], [b"open sesamo\n"])
+        self.assertEqual(rc, EXIT_AUTH, out)
+        rc, out = self.run_tty(["encrypt", "-q", src, self.path("s2")], [b"one\n", b"two\n"])
+        self.assertEqual(rc, EXIT_USAGE, out)
+        self.assertFalse(os.path.exists(self.path("s2")))
+
+    def test_progress_line_on_terminal_only(self):
+        import pty
+        import time
+        master, slave = pty.openpty()
+        p = subprocess.Popen([BC, "encrypt", "-k", self.key, "--device", DEVICE, "-", self.path("s")],
+                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        chunk = rand_bytes(64 << 10, 4)
+        for _ in range(20):  # about 1.2 s of slow input
+            p.stdin.write(chunk)
+            p.stdin.flush()
+            time.sleep(0.06)
+        p.stdin.close()
+        err = b""
+        while True:
+            try:
+                d = os.read(master, 4096)
+            except OSError:
+                break
+            if not d:
+                break
+            err += d
+        self.assertEqual(p.wait(), 0, err)
+        os.close(master)
+        self.assertIn(b"GB/s", err)
+        self.assertIn(b"encrypt", err)
+        self.assertTrue(err.endswith(b"\r\x1b[K"), f"progress line not erased: {err[-40:]!r}")
+        rc, out, _ = run(["decrypt", "-k", self.key, self.path("s"), "-"])
+        self.assertEqual((rc, out), (0, chunk * 20))
 
 
 class IndependentReader(Base):

@@ -1,7 +1,7 @@
 // AES on the OpenCL device against OpenSSL: ECB, CBC, CTR (any offset, carries
 // across 64 bits), XTS (many data units, ciphertext stealing, a shorter last
 // unit), GCM chunks and AAD MACs folded into OpenSSL's tag, ChaCha20-Poly1305
-// likewise. In place, random sizes, pieces small enough to cross boundaries.
+// likewise, and the device Poly1305 partial against the host's. In place, random sizes, pieces small enough to cross boundaries.
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
@@ -251,7 +251,7 @@ TEST(OpenClAead, ChaChaPolyChunksFoldToOpenSSLsTag) {
     for (Backend* b : backends())
         for (size_t n : test_sizes(rng)) {
             Bytes key = random_bytes(rng, 32), nonce = random_bytes(rng, 12);
-            Bytes aad = random_bytes(rng, rng() % 100), pt = random_bytes(rng, n);
+            Bytes aad = random_bytes(rng, rng() % 2 ? rng() % 100 : 5000 + rng() % 70000), pt = random_bytes(rng, n);
             Sealed want = openssl_aead("chacha20-poly1305", key, nonce, aad, pt);
             KeyMaterial km = key_material("chacha20-poly1305", key);
             std::unique_ptr<BackendKey> bk;
@@ -291,6 +291,23 @@ TEST(OpenClAead, ChaChaPolyChunksFoldToOpenSSLsTag) {
                 EXPECT_EQ(Bytes(tag, tag + 16), want.tag) << "n=" << n;
             }
         }
+}
+
+TEST(OpenClAead, DevicePoly1305PartialMatchesHost) {
+    REQUIRE_OPENCL();
+    std::mt19937_64 rng(7);
+    for (Backend* b : backends()) {
+        auto& o = static_cast<OpenClBackend&>(*b);
+        for (size_t n : test_sizes(rng)) {
+            Bytes r = random_bytes(rng, 16), data = random_bytes(rng, n);
+            if (n % 3 == 0) std::fill(data.begin(), data.end(), 0xff);  // largest limbs
+            uint8_t dev[17], host[17];
+            Status s = o.poly1305_partial_device(r.data(), data.data(), n, dev);
+            ASSERT_TRUE(s.is_ok()) << s.detail;
+            poly1305_partial(r.data(), data.data(), n, host);
+            EXPECT_EQ(Bytes(dev, dev + 17), Bytes(host, host + 17)) << "n=" << n;
+        }
+    }
 }
 
 }  // namespace

@@ -24,7 +24,6 @@ namespace {
 
 constexpr size_t kSlots = 3;                       // buffers in flight: upload | kernel | download
 constexpr size_t kDefaultChunk = size_t(16) << 20;  // bytes per device piece
-constexpr size_t kGhashLocal = 64;                 // work-items per GHASH group
 
 size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 
@@ -120,6 +119,8 @@ public:
                          cl_mem buf, double* kernel_seconds) override;
     double last_kernel_seconds() const override { return last_kernel_s_; }
     Status ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf128* out) override;
+    Status poly1305_partial_device(const uint8_t r[16], const uint8_t* data, size_t len,
+                                   uint8_t partial[17]) override;
 
     // Used by keys.
     Status upload(const void* p, size_t n, MemHandle* out);
@@ -144,6 +145,13 @@ private:
     Status stream_kernel(const OclKey& k, const uint32_t st[16], int layout, cl_command_queue q,
                          cl_mem buf, size_t lead, size_t len);
     Status chachapoly_chunk(const OclKey& k, AeadChunkOp& op);
+    // Poly1305 partials on the device, as GHASH: groups to the host, folded there.
+    Status poly_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem rpow, Slot& slot,
+                        std::vector<uint32_t>* groups);
+    void poly_fold_groups(const uint8_t r[16], const std::vector<std::vector<uint32_t>>& groups,
+                          const std::vector<size_t>& piece_len, uint8_t out[17]) const;
+    Status upload_rpow(const uint8_t r[16], MemHandle* out);
+    Status poly_partial(const uint8_t r[16], const uint8_t* data, size_t len, uint8_t out[17]);
 
     Status aes_kernel(const char* name, cl_kernel* out);
     Status aes_cipher(const OclKey& k, const CipherOp& op);
@@ -168,10 +176,11 @@ private:
     Slot slots_[kSlots];
     std::string options_;
     Program programs_[kFamilyCount];
-    cl_kernel ghash_kernel_ = nullptr;  // its group size is part of its result
+    cl_kernel ghash_kernel_ = nullptr, poly_kernel_ = nullptr;  // their group size is part of the result
     MemHandle apow_;   // XTS: alpha^(2^k), k = 0..63, in GCM's bit order
     size_t local_ = 64;
-    size_t ghash_per_item_ = 32;
+    size_t ghash_per_item_ = 32;   // GHASH and Poly1305: blocks per work-item
+    size_t mac_local_ = 64;        // work-items per MAC group (a group's size is part of its result)
     std::recursive_mutex mu_;
     std::vector<EventHandle> kernel_events_;
     bool recording_ = false;
@@ -222,7 +231,10 @@ Status Backend::init() {
     local_ = dev_.is_gpu() ? 256 : 64;
     if (dev_.max_work_group && local_ > dev_.max_work_group) local_ = dev_.max_work_group;
     ghash_per_item_ = dev_.is_gpu() ? 16 : 64;
-
+    // Larger MAC groups on GPUs: fewer group results for the host to fold (one
+    // multiplication each), 4096 blocks = 64 KiB per group.
+    mac_local_ = dev_.is_gpu() ? 256 : 64;
+    if (dev_.max_work_group && mac_local_ > dev_.max_work_group) mac_local_ = dev_.max_work_group;
     std::ostringstream o;
     o << "-cl-std=CL1.2"
       << " -DBC_DEV_GPU=" << (dev_.is_gpu() ? 1 : 0)
@@ -283,8 +295,8 @@ Status Backend::launch(cl_command_queue q, cl_kernel k, size_t items, size_t loc
     if (clGetKernelWorkGroupInfo(k, dev_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax, &kmax, nullptr) ==
             CL_SUCCESS &&
         kmax > 0 && local > kmax) {
-        if (k == ghash_kernel_)
-            return Status(BC_ERR_DEVICE, "OpenCL: the GHASH kernel needs " + std::to_string(local) +
+        if (k == ghash_kernel_ || k == poly_kernel_)
+            return Status(BC_ERR_DEVICE, "OpenCL: the MAC kernels need " + std::to_string(local) +
                                              " work-items per group; this device allows " + std::to_string(kmax));
         while (local > kmax) local /= 2;
     }
@@ -570,7 +582,7 @@ Status Backend::ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem
     ghash_kernel_ = kern;
     const size_t nblocks = (len + 15) / 16;
     const size_t items = (nblocks + ghash_per_item_ - 1) / ghash_per_item_;
-    const size_t ngroups = (items + kGhashLocal - 1) / kGhashLocal;
+    const size_t ngroups = (items + mac_local_ - 1) / mac_local_;
     groups->assign(2 * ngroups, 0);
     if (ngroups == 0) return Status::ok();
     BC_TRY(ensure(nullptr, &slot.aux, &slot.aux_cap, 16 * ngroups));
@@ -582,9 +594,9 @@ Status Backend::ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem
     err |= clSetKernelArg(kern, 2, sizeof per_item, &per_item);
     err |= clSetKernelArg(kern, 3, sizeof hpow, &hpow);
     err |= clSetKernelArg(kern, 4, sizeof aux, &aux);
-    err |= clSetKernelArg(kern, 5, 3 * kGhashLocal * sizeof(cl_ulong), nullptr);
+    err |= clSetKernelArg(kern, 5, 3 * mac_local_ * sizeof(cl_ulong), nullptr);
     if (err != CL_SUCCESS) return cl_status(err, "clSetKernelArg");
-    BC_TRY(launch(q, kern, items, kGhashLocal, true));
+    BC_TRY(launch(q, kern, items, mac_local_, true));
     BC_CL_TRY(clEnqueueReadBuffer(q, aux, CL_FALSE, 0, 16 * ngroups, groups->data(), 0, nullptr, nullptr),
               "clEnqueueReadBuffer");
     return Status::ok();
@@ -592,7 +604,7 @@ Status Backend::ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem
 
 bc_gf128 Backend::ghash_fold_groups(bc_gf128 h, const std::vector<std::vector<uint64_t>>& groups,
                                     const std::vector<size_t>& piece_len) const {
-    const uint64_t group_blocks = uint64_t(ghash_per_item_) * kGhashLocal;
+    const uint64_t group_blocks = uint64_t(ghash_per_item_) * mac_local_;
     const bc_gf128 h_group = gf128_pow(h, group_blocks);
     bc_gf128 acc{0, 0};
     for (size_t p = 0; p < groups.size(); ++p) {
@@ -804,28 +816,142 @@ Status Backend::gcm_chunk(const OclKey& k, AeadChunkOp& op) {
     return Status::ok();
 }
 
+
+// ---- Poly1305 -------------------------------------------------------------------
+
+// 17 little-endian bytes (< 2^130) <-> the kernels' five 26-bit limbs.
+void limbs_from17(const uint8_t b[17], uint32_t l[5]) {
+    const uint64_t w0 = bc_load_le64(b), w1 = bc_load_le64(b + 8), w2 = b[16];
+    const uint64_t m = 0x3ffffff;
+    l[0] = static_cast<uint32_t>(w0 & m);
+    l[1] = static_cast<uint32_t>((w0 >> 26) & m);
+    l[2] = static_cast<uint32_t>(((w0 >> 52) | (w1 << 12)) & m);
+    l[3] = static_cast<uint32_t>((w1 >> 14) & m);
+    l[4] = static_cast<uint32_t>(((w1 >> 40) | (w2 << 24)) & m);
+}
+void limbs_to17(const uint32_t in[5], uint8_t b[17]) {
+    uint64_t l[5] = {in[0], in[1], in[2], in[3], in[4]};
+    for (int pass = 0; pass < 2; ++pass) {  // every limb below 2^26, the value below 2^130
+        for (int i = 0; i < 4; ++i) { l[i + 1] += l[i] >> 26; l[i] &= 0x3ffffff; }
+        l[0] += 5 * (l[4] >> 26);
+        l[4] &= 0x3ffffff;
+    }
+    for (int i = 0; i < 4; ++i) { l[i + 1] += l[i] >> 26; l[i] &= 0x3ffffff; }
+    const uint64_t w0 = l[0] | (l[1] << 26) | (l[2] << 52);
+    const uint64_t w1 = (l[2] >> 12) | (l[3] << 14) | (l[4] << 40);
+    bc_store_le64(b, w0);
+    bc_store_le64(b + 8, w1);
+    b[16] = static_cast<uint8_t>(l[4] >> 24);
+}
+
+Status Backend::upload_rpow(const uint8_t r[16], MemHandle* out) {
+    uint32_t table[5 * 64];
+    Poly1305Elem p = poly1305_load_r(r);
+    uint8_t b[17];
+    for (int k = 0; k < 64; ++k) {
+        poly1305_store17(p, b);
+        limbs_from17(b, table + 5 * k);
+        p = poly1305_mul(p, p);
+    }
+    Status s = upload(table, sizeof table, out);
+    secure_wipe(table, sizeof table);
+    secure_wipe(b, sizeof b);
+    secure_wipe_object(p);
+    return s;
+}
+
+Status Backend::poly_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem rpow, Slot& slot,
+                             std::vector<uint32_t>* groups) {
+    const Program* p = nullptr;
+    BC_TRY(program(kFamilyStream, &p));
+    cl_kernel kern = p->kernel("bc_poly1305_partial");
+    if (kern == nullptr) return Status(BC_ERR_INTERNAL, "OpenCL kernel missing: bc_poly1305_partial");
+    poly_kernel_ = kern;
+    const size_t nblocks = (len + 15) / 16;
+    const size_t items = (nblocks + ghash_per_item_ - 1) / ghash_per_item_;
+    const size_t ngroups = (items + mac_local_ - 1) / mac_local_;
+    groups->assign(5 * ngroups, 0);
+    if (ngroups == 0) return Status::ok();
+    BC_TRY(ensure(nullptr, &slot.aux, &slot.aux_cap, 20 * ngroups));
+    cl_mem aux = slot.aux.get();
+    BC_TRY(set_args(kern, buf, cl_ulong(len), cl_uint(ghash_per_item_), rpow, aux,
+                    LocalBytes{6 * mac_local_ * sizeof(cl_uint)}));
+    BC_TRY(launch(q, kern, items, mac_local_, true));
+    BC_CL_TRY(clEnqueueReadBuffer(q, aux, CL_FALSE, 0, 20 * ngroups, groups->data(), 0, nullptr, nullptr),
+              "clEnqueueReadBuffer");
+    return Status::ok();
+}
+
+void Backend::poly_fold_groups(const uint8_t r[16], const std::vector<std::vector<uint32_t>>& groups,
+                               const std::vector<size_t>& piece_len, uint8_t out[17]) const {
+    const uint64_t group_blocks = uint64_t(ghash_per_item_) * mac_local_;
+    const Poly1305Elem re = poly1305_load_r(r);
+    const Poly1305Elem r_group = poly1305_pow(re, group_blocks);
+    Poly1305Elem acc{{0, 0, 0}};
+    uint8_t b[17];
+    for (size_t p = 0; p < groups.size(); ++p) {
+        const uint64_t blocks = (piece_len[p] + 15) / 16;
+        for (size_t g = 0; 5 * g < groups[p].size(); ++g) {
+            const uint64_t n = std::min<uint64_t>(group_blocks, blocks - g * group_blocks);
+            limbs_to17(groups[p].data() + 5 * g, b);
+            acc = poly1305_add(poly1305_mul(acc, n == group_blocks ? r_group : poly1305_pow(re, n)),
+                               poly1305_load17(b));
+        }
+    }
+    poly1305_store17(acc, out);
+    secure_wipe(b, sizeof b);
+}
+
+Status Backend::poly_partial(const uint8_t r[16], const uint8_t* data, size_t len, uint8_t out[17]) {
+    MemHandle rpow;
+    BC_TRY(upload_rpow(r, &rpow));
+    const size_t chunk = chunk_bytes(16);
+    std::vector<std::vector<uint32_t>> groups((len + chunk - 1) / chunk);
+    std::vector<size_t> lens(groups.size());
+    BC_TRY(pipeline(data, nullptr, len, 16, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
+        lens[pc.index] = pc.len;
+        return poly_enqueue(q, buf, pc.len, rpow.get(), slot, &groups[pc.index]);
+    }));
+    poly_fold_groups(r, groups, lens, out);
+    return Status::ok();
+}
+
+Status Backend::poly1305_partial_device(const uint8_t r[16], const uint8_t* data, size_t len, uint8_t partial[17]) {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return poly_partial(r, data, len, partial);
+}
+
 // ---- ChaCha20-Poly1305 -------------------------------------------------------------
 
 Status Backend::chachapoly_chunk(const OclKey& k, AeadChunkOp& op) {
-    // Poly1305 over the ciphertext runs on the host for now (bc::poly1305_partial):
-    // before the keystream when opening (in place would overwrite it), after when sealing.
-    std::memset(op.partial, 0, sizeof op.partial);
-    if (op.dir == Dir::Decrypt) poly1305_partial(op.mac_key, op.in, op.len, op.partial);
+    const bool enc = op.dir == Dir::Encrypt;
     uint32_t base[16];
     std::memcpy(base, k.state, sizeof base);
     if (op.subkey) bc_chacha_set_key(base, op.subkey, 32);
     bc_chacha_set_words12(base, op.ctr);
-    Status s = pipeline(op.in, op.out, op.len, 64, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
-        uint32_t st[16];
-        std::memcpy(st, base, sizeof st);
-        bc_chacha_add_counter(st, BC_CHACHA_LAYOUT_IETF, pc.pos / 64);
-        Status r = stream_kernel(k, st, BC_CHACHA_LAYOUT_IETF, q, buf, 0, pc.len);
-        secure_wipe(st, sizeof st);
-        return r;
-    });
+    MemHandle rpow;
+    Status s = upload_rpow(op.mac_key, &rpow);
+    const size_t chunk = chunk_bytes(64);
+    std::vector<std::vector<uint32_t>> groups((op.len + chunk - 1) / chunk);
+    std::vector<size_t> lens(groups.size());
+    if (s.is_ok())
+        s = pipeline(op.in, op.out, op.len, 64, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
+            lens[pc.index] = pc.len;
+            // Poly1305 covers the ciphertext: after the keystream when sealing, before when opening.
+            if (!enc) BC_TRY(poly_enqueue(q, buf, pc.len, rpow.get(), slot, &groups[pc.index]));
+            uint32_t st[16];
+            std::memcpy(st, base, sizeof st);
+            bc_chacha_add_counter(st, BC_CHACHA_LAYOUT_IETF, pc.pos / 64);
+            Status r = stream_kernel(k, st, BC_CHACHA_LAYOUT_IETF, q, buf, 0, pc.len);
+            secure_wipe(st, sizeof st);
+            BC_TRY(r);
+            if (enc) BC_TRY(poly_enqueue(q, buf, pc.len, rpow.get(), slot, &groups[pc.index]));
+            return Status::ok();
+        });
     secure_wipe(base, sizeof base);
     BC_TRY(s);
-    if (op.dir == Dir::Encrypt) poly1305_partial(op.mac_key, op.out, op.len, op.partial);
+    std::memset(op.partial, 0, sizeof op.partial);
+    poly_fold_groups(op.mac_key, groups, lens, op.partial);
     return Status::ok();
 }
 
@@ -924,9 +1050,14 @@ Status Backend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
             bc_gf128_store(op.partial, part);
             return Status::ok();
         }
-        case Mode::ChaChaPoly:
-            poly1305_partial(op.mac_key, op.data, op.len, op.partial);
-            return Status::ok();
+        case Mode::ChaChaPoly: {
+            if (op.len < 4096) {  // as for GCM: short AADs are cheaper here
+                poly1305_partial(op.mac_key, op.data, op.len, op.partial);
+                return Status::ok();
+            }
+            std::lock_guard<std::recursive_mutex> lock(mu_);
+            return poly_partial(op.mac_key, op.data, op.len, op.partial);
+        }
         default:
             return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: no MAC for this algorithm");
     }

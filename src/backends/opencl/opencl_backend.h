@@ -41,6 +41,9 @@ public:
     // The device GHASH partial (backend.h's definition) of len bytes of host data
     // under H: the kernel that GCM's chunks and MACs use, reachable without a key.
     virtual Status ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf128* out) = 0;
+    // The device Poly1305 partial (backend.h's definition) under the raw r (clamped inside).
+    virtual Status poly1305_partial_device(const uint8_t r[16], const uint8_t* data, size_t len,
+                                           uint8_t partial[17]) = 0;
 };
 
 // Every OpenCL device of this machine, described in one line each ("opencl:N name (...)").

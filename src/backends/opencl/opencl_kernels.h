@@ -21,7 +21,7 @@ inline const char* const* family_kernels(Family f) {
                                       "bc_aes_xts_steal_enc", "bc_aes_xts_steal_dec", nullptr};
     static const char* const stream[] = {"bc_chacha20_xor", "bc_chacha12_xor", "bc_chacha8_xor",
                                          "bc_salsa20_xor",  "bc_salsa12_xor",  "bc_salsa8_xor",
-                                         nullptr};
+                                         "bc_poly1305_partial", nullptr};
     return f == kFamilyAes ? aes : stream;
 }
 

@@ -1,6 +1,7 @@
 /*
  * The stream-cipher program: ChaCha (both layouts, 8/12/20 rounds) and Salsa20
- * (8/12/20 rounds) keystream XOR, over the dialect cores in src/cores.
+ * (8/12/20 rounds) keystream XOR, over the dialect cores in src/cores, and the
+ * Poly1305 partials of ChaCha20-Poly1305 (poly1305.cl).
  *
  * The host places a piece in the buffer `lead` bytes in, where lead is the
  * piece's keystream offset modulo 64, so buffer block g lines up with keystream
@@ -13,6 +14,7 @@
  */
 #include "cores/chacha/chacha.h"
 #include "cores/salsa/salsa.h"
+#include "poly1305.cl"
 
 /* XOR of one 64-byte buffer block with keystream words ks[0..15]. */
 BC_FN void bc_ocl_xor64(BC_GLOBAL bc_u8 *buf, bc_u64 block, const bc_u32 ks[16]) {

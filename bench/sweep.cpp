@@ -18,6 +18,10 @@
 //   gpu-dev          device "cuda:0", cudaMalloc'd buffers (BC_MEMORY_DEVICE)
 //   gpu-dev-table    the same with aes=table (AES algorithms only)
 //   opencl           every OpenCL device found ("opencl:N"), host buffers
+//   hybrid           device "hybrid": the engine over the CPU and every GPU, host buffers
+//   gpu-all          device "cuda:all" (when there are two GPUs or more), host buffers
+// The "noop" algorithm (transfers only) runs on every path but the CPU ones: the
+// ceiling of each pipeline.
 // Method: one warm-up call, then runs of k calls (k sized so one run lasts the
 // mode's batch time); at least --runs runs; the median rate with the min..max
 // spread. Host paths are timed with std::chrono::steady_clock around
@@ -54,38 +58,6 @@
 #if defined(BC_HAVE_CUDA)
 #include <cuda_runtime.h>
 #endif
-
-// Link workaround. bc_context_create reaches the CUDA and OpenCL backends through
-// make_cuda_backend / make_opencl_backend, which the C API also defines weakly for
-// builds without them. From the static bulkcrypt_internal a weak definition already
-// satisfies the reference, so the linker never pulls the real backend's object and
-// "cuda:0" / "opencl:0" answer "this build has no ... backend". Referencing a
-// symbol that only the backend's object defines pulls it in. Remove once the
-// library links its backends itself.
-namespace bc {
-struct Status;
-#if defined(BC_HAVE_OPENCL)
-Status opencl_device_list(std::vector<std::string>* out);
-#endif
-#if defined(BC_HAVE_CUDA) && __has_include("backends/cuda/cuda_backend.h")
-namespace cuda {
-Status cuda_status(cudaError_t e, const char* what);
-}
-#define BC_SWEEP_PULL_CUDA 1
-#endif
-}  // namespace bc
-
-namespace {
-// Addresses kept in a volatile so the references survive optimisation.
-[[maybe_unused]] void* volatile g_pull_backends[] = {
-#if defined(BC_HAVE_OPENCL)
-    reinterpret_cast<void*>(&bc::opencl_device_list),
-#endif
-#if defined(BC_SWEEP_PULL_CUDA)
-    reinterpret_cast<void*>(&bc::cuda::cuda_status),
-#endif
-    nullptr};
-}  // namespace
 
 namespace {
 
@@ -1425,7 +1397,10 @@ int main(int argc, char** argv) {
 #else
     r.cuda_reason = "built without CUDA (BC_WITH_CUDA=OFF or no nvcc): no GPU path";
 #endif
-    if (r.cuda_ok) devices.push_back("cuda:0");
+    if (r.cuda_ok) {
+        devices.push_back("cuda:0");
+        devices.push_back("hybrid");
+    }
     // 1. Latency first, while nothing is warm. It also finds the OpenCL devices
     // (opencl:0, 1, ... until one is refused).
     std::vector<std::string> opencl_devices = latency(r, devices);
@@ -1468,9 +1443,17 @@ int main(int argc, char** argv) {
             o.device = "opencl:0";
             add_path(o);
         }
+        Path h;
+        h.name = "hybrid"; h.device = "hybrid"; h.roof = "host-memcpy-all";
+        add_path(h);
+        if (r.cuda_devices >= 2) {
+            Path m;
+            m.name = "gpu-all"; m.device = "cuda:all"; m.roof = "pcie-end-to-end";
+            add_path(m);
+        }
     }
     for (Path& p : paths) {
-        if (p.device.rfind("cuda", 0) == 0 && !r.cuda_ok) {
+        if ((p.device.rfind("cuda", 0) == 0 || p.device == "hybrid") && !r.cuda_ok) {
             p.status = "skipped";
             p.reason = r.cuda_reason;
             continue;
@@ -1575,11 +1558,6 @@ int main(int argc, char** argv) {
         s["status"] = "skipped";
         s["reason"] = "the OpenCL backend takes host memory only (BC_MEMORY_DEVICE is CUDA's)";
         r.out["paths"].push(s);
-        Json h = Json::object();
-        h["name"] = "hybrid";
-        h["status"] = "skipped";
-        h["reason"] = "no hybrid (CPU + GPU) device string in the C API yet (issue 5)";
-        r.out["paths"].push(h);
     }
 
     // 4. openssl speed, one process and one per core, same algorithms.
@@ -1612,7 +1590,7 @@ int main(int argc, char** argv) {
             Json s = Json::object();
             s["algorithm"] = "noop";
             s["status"] = "skipped";
-            s["reason"] = "the catalogue has no 'noop' algorithm yet (the NO-OP pipeline of issue 5)";
+            s["reason"] = "the catalogue has no 'noop' algorithm (the NO-OP pipeline of issue 5)";
             r.out["results"].push(s);
         }
     }
@@ -1628,18 +1606,24 @@ int main(int argc, char** argv) {
         r.out["scaling"]["gpu_multiprocessors"] = g;
         Json m = Json::object();
         m["cuda_devices"] = r.cuda_devices;
-        m["status"] = "not available";
-        m["reason"] = "a context runs on one device; one job over several GPUs is issue 5's engine";
+        if (r.cuda_devices >= 2) {
+            m["status"] = "measured";
+            m["reason"] = "path gpu-all (cuda:all, every GPU through the engine) beside gpu-host (cuda:0)";
+        } else {
+            m["status"] = "not available";
+            m["reason"] = r.cuda_devices == 1 ? "one GPU on this machine (cuda:all would run every GPU)"
+                                              : "no GPU on this machine";
+        }
         r.out["scaling"]["multi_gpu"] = m;
     }
 
     // 7. The sweep, most important algorithms first.
     for (const std::string& spec : c.algs) {
         if (spec == "noop") {
-            std::vector<Path> gpu_paths;
+            std::vector<Path> pipes;  // copies sharing the contexts; destroyed through `paths`
             for (Path& p : paths)
-                if (p.backend == "cuda" && p.memory == BC_MEMORY_HOST && p.status == "ok") gpu_paths.push_back(p);
-            sweep_alg(r, gpu_paths, spec);
+                if (p.device != "cpu" && p.status == "ok") pipes.push_back(p);
+            sweep_alg(r, pipes, spec);
             continue;
         }
         sweep_alg(r, paths, spec);

@@ -262,6 +262,10 @@ ContainerSummary encrypt_container(const ContainerOptions& opt, const std::strin
     PipelineSpec spec = make_spec(opt, s.segment_size, s.segment_size + kTagSize);
     spec.out_base = s.header.size();
     spec.wipe_in = true;
+    if (in.random_access()) {
+        const uint64_t n = std::max<uint64_t>(1, (in.size() + s.segment_size - 1) / s.segment_size);
+        spec.out_total = s.header.size() + in.size() + n * kTagSize;
+    }
 
     const SegmentFn seal = [&s](Segment& seg) {
         uint8_t nonce[32];
@@ -332,6 +336,12 @@ ContainerSummary decrypt_container(const ContainerOptions& opt, const std::strin
     PipelineSpec spec = make_spec(opt, s.segment_size + kTagSize, s.segment_size);
     spec.in_base = s.header.size();
     spec.wipe_out = true;
+    if (in.random_access() && in.size() > s.header.size()) {
+        const uint64_t body = in.size() - s.header.size();
+        const uint64_t n = (body + s.segment_size + kTagSize - 1) / (s.segment_size + kTagSize);
+        const uint64_t last = body - (n - 1) * (s.segment_size + kTagSize);
+        if (last >= kTagSize) spec.out_total = body - n * kTagSize;  // else: fails as truncated
+    }
 
     const SegmentFn open = [&s](Segment& seg) {
         if (seg.in_len < kTagSize)

@@ -245,6 +245,7 @@ void Output::commit(bool sync) {
         committed_ = true;
         return;
     }
+    unmap();
     if (sync && fsync(fd_) != 0)
         fail(kExitIo, fmt::format("fsync of {} failed: {}", name_, errno_text(errno)));
     if (close(fd_) != 0) {
@@ -280,7 +281,36 @@ void Output::commit(bool sync) {
     }
 }
 
+uint8_t* Output::map_for_write(uint64_t total) {
+    if (!random_access_ || stream_ || total == 0 || total > SIZE_MAX ||
+        std::getenv("BULKCRYPT_NO_MMAP") != nullptr)
+        return nullptr;
+    if (posix_fallocate(fd_, 0, static_cast<off_t>(total)) != 0) return nullptr;
+    void* p = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) return nullptr;
+    map_ = static_cast<uint8_t*>(p);
+    map_size_ = total;
+    return map_;
+}
+
+void Output::release_mapped(uint64_t offset, uint64_t n) const {
+    if (map_ == nullptr || n == 0) return;
+    static const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    // Dirty pages go back to the page cache (they stay dirty there); a
+    // neighbour still writing a shared edge page faults it in again.
+    const uint64_t start = offset / page * page;
+    const uint64_t end = std::min(map_size_, (offset + n + page - 1) / page * page);
+    if (end > start) madvise(map_ + start, static_cast<size_t>(end - start), MADV_DONTNEED);
+}
+
+void Output::unmap() {
+    if (map_ != nullptr) munmap(map_, static_cast<size_t>(map_size_));
+    map_ = nullptr;
+    map_size_ = 0;
+}
+
 void Output::abort() {
+    unmap();
     if (stream_) {
         if (fd_ >= 0) close(fd_);
         fd_ = -1;

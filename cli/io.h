@@ -72,8 +72,17 @@ public:
     void commit(bool sync);
     // Removes the temporary file now (idempotent).
     void abort();
+    // A temporary file of known final size can be written in place: reserves
+    // the space (posix_fallocate, so a full disk is an error now, not a SIGBUS
+    // later) and maps it writable. nullptr when that is not possible; then
+    // pwrite_all is the way.
+    uint8_t* map_for_write(uint64_t total);
+    void release_mapped(uint64_t offset, uint64_t n) const;
 
 private:
+    void unmap();
+    uint8_t* map_ = nullptr;
+    uint64_t map_size_ = 0;
     int fd_ = -1;
     bool owned_ = false;
     bool random_access_ = false;

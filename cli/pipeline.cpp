@@ -29,9 +29,10 @@ public:
         random_in_ = in.random_access();
         random_out_ = out.random_access();
         mapped_ = random_in_ ? in.mapped() : nullptr;
+        out_map_ = random_out_ && spec.out_total > spec.out_base ? out.map_for_write(spec.out_total) : nullptr;
         for (Slot& s : slots_) {
             if (mapped_ == nullptr) s.in = RawBuffer(spec.in_stride, spec.wipe_in);
-            s.out = RawBuffer(spec.out_stride, spec.wipe_out);
+            if (out_map_ == nullptr) s.out = RawBuffer(spec.out_stride, spec.wipe_out);
         }
         threads_.reserve(spec.workers);
         for (unsigned i = 0; i < spec.workers; ++i) threads_.emplace_back([this] { work(); });
@@ -166,11 +167,22 @@ private:
                 const uint64_t in_off = spec_.in_base + s.seg.index * spec_.in_stride;
                 if (mapped_ != nullptr) s.seg.in = mapped_ + in_off;
                 else if (random_in_) in_.pread_exact(s.in.data(), s.seg.in_len, in_off);
+                const uint64_t out_off = spec_.out_base + s.seg.index * spec_.out_stride;
+                if (out_map_ != nullptr) {
+                    if (out_off > spec_.out_total) fail(kExitOther, "pipeline: output offset past the end");
+                    s.seg.out = out_map_ + out_off;
+                    s.seg.out_cap = static_cast<size_t>(std::min<uint64_t>(spec_.out_stride, spec_.out_total - out_off));
+                }
                 fn_(s.seg);
                 if (mapped_ != nullptr) in_.release_mapped(in_off, s.seg.in_len);
-                if (random_out_)
-                    out_.pwrite_all(s.seg.out, s.seg.out_len,
-                                    spec_.out_base + s.seg.index * spec_.out_stride);
+                if (out_map_ != nullptr) {
+                    out_.release_mapped(out_off, s.seg.out_len);
+                    if (s.seg.last ? out_off + s.seg.out_len != spec_.out_total : s.seg.out_len != spec_.out_stride)
+                        fail(kExitOther, fmt::format("pipeline: segment {} wrote {} bytes, not its share",
+                                                     s.seg.index, s.seg.out_len));
+                } else if (random_out_) {
+                    out_.pwrite_all(s.seg.out, s.seg.out_len, out_off);
+                }
                 if (progress_ != nullptr) progress_->add(s.seg.in_len);
             } catch (...) {
                 err = std::current_exception();
@@ -207,6 +219,7 @@ private:
     Progress* progress_;
     bool random_in_ = false, random_out_ = false;
     const uint8_t* mapped_ = nullptr;  // the input file, mapped: read in place
+    uint8_t* out_map_ = nullptr;       // the temporary output file, mapped: written in place
     std::vector<Slot> slots_;
     std::mutex mu_;
     std::condition_variable work_cv_, done_cv_;

@@ -8,9 +8,11 @@
 //     (pages released after each segment, so resident memory stays bounded),
 //     or read with pread where it cannot be mapped; a pipe is read in order by
 //     the dispatching thread, one segment ahead so the last one is known.
-//   - Output to a temporary file is written by the workers with pwrite at the
-//     segment's fixed offset; output to stdout is written in order by the
-//     dispatching thread, each segment only after its transform succeeded.
+//   - Output to a temporary file of known final size is mapped and written in
+//     place by the transform (space reserved first, pages released after each
+//     segment), else written by the workers with pwrite at the segment's fixed
+//     offset; output to stdout is written in order by the dispatching thread,
+//     each segment only after its transform succeeded.
 //   - The first failure stops the pipeline; segments after it are never
 //     written, segments before it (stdout only) were written already.
 #pragma once
@@ -42,6 +44,7 @@ struct PipelineSpec {
     size_t out_stride = 0;   // output bytes of every segment but the last (and buffer size)
     uint64_t in_base = 0;    // input offset of segment 0 (positioned reads)
     uint64_t out_base = 0;   // output offset of segment 0 (positioned writes)
+    uint64_t out_total = 0;  // the output's final size when known (then it may be mapped)
     unsigned workers = 1;
     unsigned slots = 2;      // segments in flight (>= 2)
     bool wipe_in = false;    // the input buffers hold plaintext: wipe them on release

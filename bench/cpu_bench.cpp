@@ -61,9 +61,10 @@ bc_status run_once(bc_key* key, const bc_algorithm_info& info, const uint8_t* in
     return bc_encrypt(key, iv, info.iv_size, in, len, out, len, &n, &p);
 }
 
-// Runs `openssl speed -multi T -evp ALG -bytes 16384` and returns GB/s, or -1.
+// Runs `openssl speed -elapsed -multi T -evp ALG -bytes 16384` (wall clock, not
+// user CPU time, which coarse VM accounting distorts) and returns GB/s, or -1.
 double openssl_speed(const std::string& alg, unsigned threads, std::string* raw) {
-    std::string cmd = "openssl speed -multi " + std::to_string(threads) + " -seconds 3 -bytes 16384 -evp " + alg +
+    std::string cmd = "openssl speed -elapsed -multi " + std::to_string(threads) + " -seconds 3 -bytes 16384 -evp " + alg +
                       " 2>/dev/null";
     FILE* f = popen(cmd.c_str(), "r");
     if (!f) return -1;

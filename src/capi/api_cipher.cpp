@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "cores/chacha/stream_state.h"
 #include "modes/aes_modes.h"
 
 namespace bc {
@@ -72,9 +73,19 @@ Status ctr_check_range(const uint8_t ctr[16], uint64_t offset, size_t len) {
     return Status::ok();
 }
 
+Status raw_check_range(const bc_key* key, const uint8_t* iv, size_t iv_len, uint64_t offset, size_t len) {
+    const Algorithm* a = key->material.alg;
+    if (a->mode == Mode::CTR) return ctr_check_range(iv, offset, len);
+    if (a->mode == Mode::Stream) {
+        StreamState st;
+        BC_TRY(make_stream_state(*a, key->material.raw.data(), key->material.raw.size(), iv, iv_len, &st));
+        return check_stream_range(st, offset, len);
+    }
+    return Status::ok();
+}
+
 Status raw_run(bc_key* key, Dir dir, const uint8_t* iv, size_t iv_len, const uint8_t* in, uint8_t* out,
                size_t len, const bc_params& p, uint64_t offset) {
-    if (key->material.alg->mode == Mode::CTR) BC_TRY(ctr_check_range(iv, offset, len));
     CipherOp op;
     op.dir = dir;
     op.iv = iv;
@@ -121,6 +132,8 @@ Status raw_one_shot(bc_key* key, Dir dir, const uint8_t* iv, size_t iv_len, cons
     if (p.memory == BC_MEMORY_HOST) BC_TRY(check_aliasing(in, in_len, out, bound));
     if (pad && p.memory != BC_MEMORY_HOST)
         return Status(BC_ERR_NOT_SUPPORTED, "PKCS#7 padding works on host memory only");
+    // A counter that would wrap is refused before anything is written.
+    BC_TRY(raw_check_range(key, iv, iv_len, p.offset, in_len));
 
     // From here on the output is written: a failure wipes it.
     Status s;

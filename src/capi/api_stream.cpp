@@ -151,7 +151,7 @@ Status stream_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* ou
     const size_t now = processable(s, avail);
     if (now && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
     if (out_cap < now) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(now) + " bytes");
-    if (s->key->material.alg->mode == Mode::CTR) BC_TRY(ctr_check_range(s->iv, s->position, now));
+    BC_TRY(raw_check_range(s->key, s->iv, s->iv_len, s->position, now));
     if (now && in) BC_TRY(check_aliasing(in, in_len, out, now));
     // Save what stays buffered before anything is written: in place, the output
     // may cover input bytes that are kept for later.

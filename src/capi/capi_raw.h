@@ -11,6 +11,8 @@ Status raw_check_params(const bc_key* key, const bc_params& p);
 Status raw_check_length(const bc_key* key, size_t len, const bc_params& p, bool encrypt);
 // CTR: the counter C + last block index must stay below 2^128.
 Status ctr_check_range(const uint8_t ctr[16], uint64_t offset, size_t len);
+// CTR and stream ciphers: refuses a range whose block counter would wrap.
+Status raw_check_range(const bc_key* key, const uint8_t* iv, size_t iv_len, uint64_t offset, size_t len);
 // Hands one piece to the backend.
 Status raw_run(bc_key* key, Dir dir, const uint8_t* iv, size_t iv_len, const uint8_t* in, uint8_t* out,
                size_t len, const bc_params& p, uint64_t offset);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "backends/opencl/cl_embedded.h"
@@ -192,6 +193,41 @@ TEST(OpenClStream, Salsa20FamilyVsHostCore) {
         check_stream(a, 8);
 }
 TEST(OpenClStream, XSalsa20VsHostCore) { REQUIRE_OPENCL(); check_stream("xsalsa20", 24); }
+
+// Calls from several threads at once on one backend and one key (the C API's
+// promise for one-shot calls) give each caller its own right answer.
+TEST(OpenClStream, ConcurrentCallersOnOneKey) {
+    REQUIRE_OPENCL();
+    Bytes key(32, 7);
+    KeyMaterial km = key_material("chacha20", key);
+    std::unique_ptr<BackendKey> bk;
+    ASSERT_TRUE(shared().small->prepare_key(km, &bk).is_ok());
+    constexpr int kThreads = 4;
+    std::vector<Bytes> data(kThreads), want(kThreads);
+    std::vector<Status> got(kThreads);
+    uint8_t iv[16] = {0};
+    std::mt19937_64 rng(9);
+    for (int t = 0; t < kThreads; ++t) {
+        data[t] = random_bytes(rng, 150000 + 1000 * t);
+        want[t] = openssl_chacha20(key, iv, 64 * t, data[t]);
+    }
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&, t] {
+            CipherOp op;
+            op.iv = iv;
+            op.iv_len = 16;
+            op.in = op.out = data[t].data();
+            op.len = data[t].size();
+            op.offset = 64 * t;
+            got[t] = shared().small->cipher(km, *bk, op);
+        });
+    for (auto& th : threads) th.join();
+    for (int t = 0; t < kThreads; ++t) {
+        EXPECT_TRUE(got[t].is_ok()) << got[t].detail;
+        EXPECT_EQ(data[t], want[t]) << "thread " << t;
+    }
+}
 
 }  // namespace
 }  // namespace bc

@@ -59,6 +59,7 @@ struct Program {
     ProgramHandle prog;
     std::vector<std::pair<std::string, KernelHandle>> kernels;
     BuildResult build;
+    std::string info;      // per kernel: group limit, private and local memory
     Status error;          // a failed build is remembered, not retried per call
     bool tried = false;
 
@@ -259,6 +260,7 @@ std::string Backend::build_report() const {
           << p.build.seconds << " s";
         if (!p.build.cache_path.empty()) o << " (" << p.build.cache_path << ")";
         o << "\n";
+        o << p.info;
     }
     return o.str();
 }
@@ -278,6 +280,13 @@ Status Backend::program(Family f, const Program** out) {
                     p.error = cl_status(err, (std::string("clCreateKernel ") + *k).c_str());
                     break;
                 }
+                size_t wg = 0;
+                cl_ulong priv = 0, loc = 0;
+                clGetKernelWorkGroupInfo(kh.get(), dev_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr);
+                clGetKernelWorkGroupInfo(kh.get(), dev_.device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, nullptr);
+                clGetKernelWorkGroupInfo(kh.get(), dev_.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof loc, &loc, nullptr);
+                p.info += std::string("  ") + *k + ": max group " + std::to_string(wg) + ", private " +
+                          std::to_string(priv) + " B (spills when > 0 on GPUs), local " + std::to_string(loc) + " B\n";
                 p.kernels.emplace_back(*k, std::move(kh));
             }
         }

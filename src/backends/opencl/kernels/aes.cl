@@ -64,6 +64,24 @@ BC_FN uint4 bc_ocl_load4(const BC_GLOBAL bc_u8 *p) {
 #endif
 }
 
+/* The same for any address: XTS units need not be a multiple of 4 bytes long
+ * (17-byte units and the like), and a GPU faults on a misaligned word access.
+ * `aligned` is uniform across the launch, so the branch costs nothing. */
+BC_FN uint4 bc_ocl_load4u(const BC_GLOBAL bc_u8 *p, int aligned) {
+    if (aligned) return bc_ocl_load4(p);
+    return (uint4)(bc_load_le32_g(p), bc_load_le32_g(p + 4), bc_load_le32_g(p + 8), bc_load_le32_g(p + 12));
+}
+BC_FN void bc_ocl_aes_storeu(BC_GLOBAL bc_u8 *p, const bc_u32 *s, int j, uint4 x, int aligned) {
+    if (aligned) {
+        bc_ocl_aes_store(p, s, j, x);
+        return;
+    }
+    bc_store_le32_g(p, s[j] ^ x.x);
+    bc_store_le32_g(p + 4, s[32 + j] ^ x.y);
+    bc_store_le32_g(p + 8, s[64 + j] ^ x.z);
+    bc_store_le32_g(p + 12, s[96 + j] ^ x.w);
+}
+
 BC_FN void bc_ocl_aes_encrypt(bc_u32 *s, bc_ocl_rk rk, int rounds) {
     bc_aes_bs_slice(s);
     bc_aes_bs_encrypt(s, rk, rounds);
@@ -260,6 +278,7 @@ BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 
         const bc_u64 first = 32 * seg;                                                      \
         const bc_u64 n = plain_blocks - first < 32 ? plain_blocks - first : 32;             \
         BC_GLOBAL bc_u8 *p = buf + base + u * unit_bytes + 16 * first;                      \
+        const int aligned = (int)(((base | unit_bytes) & 15) == 0);                         \
         bc_u64 t0_lo, t0_hi;                                                                \
         bc_ocl_xts_load_tweak(tweaks + 16 * (tbase + u), &t0_lo, &t0_hi);                   \
         bc_ocl_xts_jump(&t0_lo, &t0_hi, apow, first);                                       \
@@ -268,7 +287,7 @@ BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 
         BC_AES_BS_UNROLL                                                                    \
         for (int j = 0; j < 32; ++j) {                                                      \
             if ((bc_u64)j < n) {                                                            \
-                uint4 v = bc_ocl_load4(p + 16 * j) ^ bc_ocl_xts_words(lo, hi);              \
+                uint4 v = bc_ocl_load4u(p + 16 * j, aligned) ^ bc_ocl_xts_words(lo, hi);    \
                 s[j] = v.x;                                                                 \
                 s[32 + j] = v.y;                                                            \
                 s[64 + j] = v.z;                                                            \
@@ -283,7 +302,7 @@ BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 
         hi = t0_hi;                                                                         \
         BC_AES_BS_UNROLL                                                                    \
         for (int j = 0; j < 32; ++j) {                                                      \
-            if ((bc_u64)j < n) bc_ocl_aes_store(p + 16 * j, s, j, bc_ocl_xts_words(lo, hi)); \
+            if ((bc_u64)j < n) bc_ocl_aes_storeu(p + 16 * j, s, j, bc_ocl_xts_words(lo, hi), aligned); \
             bc_ocl_xts_double(&lo, &hi);                                                    \
         }                                                                                   \
         BC_AES_BS_UNROLL                                                                    \
@@ -302,6 +321,7 @@ BC_OCL_XTS_KERNEL(bc_aes_xts_dec, bc_ocl_aes_decrypt)
                         bc_u64 tbase, BC_CONSTANT const bc_u64 *apow, bc_ocl_rk rk,          \
                         int rounds) {                                                        \
         const bc_u64 w = get_global_id(0), W = get_global_size(0);                          \
+        const int aligned = (int)(((base | unit_bytes) & 15) == 0);                         \
         bc_u32 s[128];                                                                      \
         /* pass 1: CC = E(P[m-1] ^ T1) ^ T1 */                                              \
         for (int j = 0; j < 32; ++j) {                                                      \
@@ -311,7 +331,7 @@ BC_OCL_XTS_KERNEL(bc_aes_xts_dec, bc_ocl_aes_decrypt)
             bc_u64 lo, hi;                                                                  \
             bc_ocl_xts_load_tweak(tweaks + 16 * (tbase + u), &lo, &hi);                     \
             bc_ocl_xts_jump(&lo, &hi, apow, full_blocks - 1 + (ENC ? 0 : 1));               \
-            uint4 v = bc_ocl_load4(buf + base + u * unit_bytes + 16 * (full_blocks - 1)) ^   \
+            uint4 v = bc_ocl_load4u(buf + base + u * unit_bytes + 16 * (full_blocks - 1), aligned) ^ \
                       bc_ocl_xts_words(lo, hi);                                             \
             s[j] = v.x;                                                                     \
             s[32 + j] = v.y;                                                                \
@@ -351,8 +371,8 @@ BC_OCL_XTS_KERNEL(bc_aes_xts_dec, bc_ocl_aes_decrypt)
             bc_u64 lo, hi;                                                                  \
             bc_ocl_xts_load_tweak(tweaks + 16 * (tbase + u), &lo, &hi);                     \
             bc_ocl_xts_jump(&lo, &hi, apow, full_blocks - 1 + (ENC ? 1 : 0));               \
-            bc_ocl_aes_store(buf + base + u * unit_bytes + 16 * (full_blocks - 1), s, j,     \
-                             bc_ocl_xts_words(lo, hi));                                     \
+            bc_ocl_aes_storeu(buf + base + u * unit_bytes + 16 * (full_blocks - 1), s, j,    \
+                              bc_ocl_xts_words(lo, hi), aligned);                           \
         }                                                                                   \
         for (int i = 0; i < 128; ++i) s[i] = 0;                                             \
     }

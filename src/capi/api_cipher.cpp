@@ -76,7 +76,7 @@ Status ctr_check_range(const uint8_t ctr[16], uint64_t offset, size_t len) {
 Status raw_check_range(const bc_key* key, const uint8_t* iv, size_t iv_len, uint64_t offset, size_t len) {
     const Algorithm* a = key->material.alg;
     if (a->mode == Mode::CTR) return ctr_check_range(iv, offset, len);
-    if (a->mode == Mode::Stream) {
+    if (a->mode == Mode::Stream && a->cipher != Cipher::Noop) {  // NO-OP: no counter
         StreamState st;
         BC_TRY(make_stream_state(*a, key->material.raw.data(), key->material.raw.size(), iv, iv_len, &st));
         return check_stream_range(st, offset, len);

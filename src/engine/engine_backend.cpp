@@ -8,6 +8,7 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <utility>
 
@@ -314,7 +315,14 @@ void EngineBackend::worker_loop(size_t w) {
             if (job->scribble) job->scribble(first, count);
             st = Status(opt_.fail_status, "injected failure (EngineOptions::fail_worker)");
         } else {
-            st = job->run(w, first, count);
+            // Nothing may escape a worker thread: an exception becomes the piece's status.
+            try {
+                st = job->run(w, first, count);
+            } catch (const std::bad_alloc&) {
+                st = Status(BC_ERR_OUT_OF_MEMORY, "host memory exhausted");
+            } catch (...) {
+                st = Status(BC_ERR_INTERNAL, "unexpected exception in an engine worker");
+            }
         }
         lk.lock();
         --job->running;

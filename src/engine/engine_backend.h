@@ -95,6 +95,11 @@ const EngineOptions* engine_options(const Backend& b);
 //   with_cpu = false: "cuda:all", every CUDA GPU
 // BC_ERR_NO_DEVICE when no CUDA GPU is present. The CPU worker gets the cores the
 // GPU pipelines do not need (opt.threads overrides).
-Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out);
+// base: engine options to start from (chunk, threshold, hook); name, worker_devices and
+// device_of are filled in here.
+Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out,
+                          const EngineOptions* base = nullptr);
+// How many CUDA GPUs make_device_engine would use (0 without CUDA).
+int engine_gpu_count();
 
 }  // namespace bc

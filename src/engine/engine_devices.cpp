@@ -29,7 +29,21 @@ int cuda_device_of(const void* p) {
 
 }  // namespace
 
-Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out) {
+int engine_gpu_count() {
+#if defined(BC_HAVE_CUDA)
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+#else
+    return 0;
+#endif
+}
+
+Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out,
+                          const EngineOptions* base) {
     std::vector<std::unique_ptr<Backend>> workers;
     std::vector<int> devices;
     for (int i = 0; i < 1024; ++i) {
@@ -46,7 +60,7 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
         workers.push_back(std::move(b));
         devices.push_back(i);
     }
-    EngineOptions eo;
+    EngineOptions eo = base ? *base : EngineOptions();
     eo.name = with_cpu ? "hybrid" : "cuda:all";
     if (with_cpu) {
         ContextOptions co = opt;

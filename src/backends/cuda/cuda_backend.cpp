@@ -1,4 +1,5 @@
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_pipeline.h"
 
 #include <cuda_runtime_api.h>
 #include <openssl/evp.h>
@@ -392,6 +393,8 @@ Status CudaBackend::gcm_on_device(const CudaAesKey& k, Dir dir, const uint8_t ct
 // ---------------------------------------------------------------- entry points
 
 Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) {
+    // NO-OP (engine benchmarks): transfers only, through the host-memory pipeline (cuda_pipeline.h).
+    if (key.alg && key.alg->cipher == Cipher::Noop) return noop_cipher(dev_, op, opt_.chunk);
     if (key.alg && key.alg->mode == Mode::Stream) {
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
         return cuda_stream_cipher(key, op);

@@ -1,0 +1,513 @@
+// The engine's figures (issue 5), every one beside the roof that bounds it,
+// measured in the same run, data in host memory (plain malloc'd, pageable):
+//
+//   1. roofs: host memcpy (one thread, all threads); the NO-OP pipeline ceiling per
+//      GPU (transfers only) for pageable and pinned buffers, swept over NB, chunk
+//      size and staging threads;
+//   2. AES-128-CTR, AES-256-GCM, ChaCha20-Poly1305: GPU alone (cuda:0) as a fraction
+//      of the NO-OP ceiling; hybrid as a fraction of CPU alone + GPU alone; every GPU
+//      (cuda:all) beside one; the CPU core-seconds per GB the GPU-only path spends
+//      (getrusage: user + system time of the whole process);
+//   3. the CPU-alone threshold: the smallest job size from which the hybrid engine
+//      (threshold off, job cut in about 8 chunks) beats the CPU alone, and stays ahead;
+//   4. a 4 KiB job through the default context ("auto") against OpenSSL EVP on one
+//      core (key set up once, the same call shape), nanoseconds per job.
+//
+//   engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick]
+//
+// Markdown on stdout, JSON to FILE. GB = 1e9 bytes. Runs with or without GPUs
+// (GPU rows say why they are missing), on one GPU or several (cuda:all).
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bulkcrypt/bulkcrypt.h"
+#include "capi/capi_internal.h"
+#include "engine/engine_backend.h"
+
+#if defined(BC_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+
+#include "backends/cuda/cuda_pipeline.h"
+#endif
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double now() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
+
+double process_cpu_seconds() {
+    rusage r{};
+    getrusage(RUSAGE_SELF, &r);
+    return double(r.ru_utime.tv_sec + r.ru_stime.tv_sec) + 1e-6 * double(r.ru_utime.tv_usec + r.ru_stime.tv_usec);
+}
+
+struct Args {
+    size_t size = size_t(1) << 30;
+    double seconds = 1.0;
+    std::string json = "engine_bench.json";
+    bool quick = false;
+};
+
+// ---- JSON, written by hand (flat enough) ------------------------------------------
+
+struct Json {
+    std::string s = "{";
+    bool first = true;
+    void key(const std::string& k) {
+        if (!first) s += ",";
+        first = false;
+        s += "\n  \"" + k + "\": ";
+    }
+    void num(const std::string& k, double v) {
+        key(k);
+        char b[64];
+        std::snprintf(b, sizeof b, "%.6g", v);
+        s += b;
+    }
+    void str(const std::string& k, const std::string& v) {
+        key(k);
+        s += "\"";
+        for (char c : v) {
+            if (c == '"' || c == '\\') s += '\\';
+            if (c == '\n') { s += "\\n"; continue; }
+            s += c;
+        }
+        s += "\"";
+    }
+};
+
+// ---- contexts -----------------------------------------------------------------------
+
+struct Ctx {
+    bc_context* ctx = nullptr;
+    std::string label, why;
+    explicit operator bool() const { return ctx != nullptr; }
+    Ctx() = default;
+    Ctx(const char* device, const char* label_) : label(label_) {
+        if (bc_context_create(device, nullptr, &ctx) != BC_OK) {
+            why = bc_last_error();
+            ctx = nullptr;
+        }
+    }
+    // An engine built here (for the threshold study).
+    Ctx(std::unique_ptr<bc::Backend> b, const char* label_) : label(label_) {
+        ctx = new bc_context();
+        ctx->device = label_;
+        ctx->backend = std::move(b);
+    }
+    Ctx(Ctx&& o) noexcept : ctx(o.ctx), label(std::move(o.label)), why(std::move(o.why)) { o.ctx = nullptr; }
+    ~Ctx() { bc_context_destroy(ctx); }
+};
+
+struct Rate {
+    bool ok = false;
+    double gbps = 0;
+    double cpu_s_per_gb = 0;   // process CPU time per GB moved
+    std::string why;
+};
+
+// Repeats the job until `seconds` have passed (at least 3 times, after one warm-up).
+Rate measure(bc_context* ctx, const char* alg, const uint8_t* in, uint8_t* out, size_t len, double seconds) {
+    Rate r;
+    if (!ctx) {
+        r.why = "no context";
+        return r;
+    }
+    bc_algorithm_info info{};
+    if (bc_algorithm_query(alg, &info) != BC_OK) {
+        r.why = bc_last_error();
+        return r;
+    }
+    std::vector<uint8_t> key(info.key_size, 0x42);
+    bc_key* k = nullptr;
+    if (bc_key_create(ctx, alg, key.data(), key.size(), &k) != BC_OK) {
+        r.why = bc_last_error();
+        return r;
+    }
+    uint8_t iv[32] = {0}, tag[16];
+    iv[0] = 7;
+    auto once = [&]() -> bc_status {
+        size_t n = 0;
+        if (info.kind == BC_KIND_AEAD)
+            return bc_aead_seal_detached(k, iv, info.iv_size, nullptr, 0, in, len, out, tag, 16, nullptr);
+        return bc_encrypt(k, iv, info.iv_size, in, len, out, len, &n, nullptr);
+    };
+    if (once() != BC_OK) {
+        r.why = bc_last_error();
+        bc_key_destroy(k);
+        return r;
+    }
+    const double c0 = process_cpu_seconds(), t0 = now();
+    size_t reps = 0;
+    double t = t0;
+    while (reps < 3 || t - t0 < seconds) {
+        if (once() != BC_OK) {
+            r.why = bc_last_error();
+            bc_key_destroy(k);
+            return r;
+        }
+        ++reps;
+        t = now();
+    }
+    const double gb = double(reps) * double(len) / 1e9;
+    r.ok = true;
+    r.gbps = gb / (t - t0);
+    r.cpu_s_per_gb = (process_cpu_seconds() - c0) / gb;
+    bc_key_destroy(k);
+    return r;
+}
+
+// Parallel memcpy with t threads: the host-memory roof of staging and of the CPU path.
+double memcpy_gbps(uint8_t* dst, const uint8_t* src, size_t len, unsigned t, double seconds) {
+    auto run = [&] {
+        std::vector<std::thread> th;
+        const size_t piece = (len + t - 1) / t;
+        for (unsigned i = 0; i < t; ++i)
+            th.emplace_back([&, i] {
+                const size_t at = i * piece;
+                if (at < len) std::memcpy(dst + at, src + at, std::min(piece, len - at));
+            });
+        for (auto& x : th) x.join();
+    };
+    run();
+    const double t0 = now();
+    size_t reps = 0;
+    while (reps < 3 || now() - t0 < seconds) run(), ++reps;
+    return double(reps) * double(len) / 1e9 / (now() - t0);
+}
+
+// OpenSSL EVP on this thread: ns per job of len bytes (key set once; per job: IV, update, final, tag).
+double evp_ns_per_job(const char* alg, size_t len, double seconds) {
+    const char* name = std::strcmp(alg, "aes-128-ctr") == 0   ? "AES-128-CTR"
+                       : std::strcmp(alg, "aes-256-gcm") == 0 ? "AES-256-GCM"
+                                                              : "ChaCha20-Poly1305";
+    const bool aead = std::strcmp(alg, "aes-128-ctr") != 0;
+    EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, name, nullptr);
+    EVP_CIPHER_CTX* x = EVP_CIPHER_CTX_new();
+    uint8_t key[32] = {0x42}, iv[16] = {7}, tag[16];
+    std::vector<uint8_t> in(len, 1), out(len + 16);
+    EVP_EncryptInit_ex2(x, c, key, iv, nullptr);
+    auto once = [&] {
+        int l = 0;
+        EVP_EncryptInit_ex2(x, nullptr, nullptr, iv, nullptr);
+        EVP_EncryptUpdate(x, out.data(), &l, in.data(), int(len));
+        EVP_EncryptFinal_ex(x, out.data() + l, &l);
+        if (aead) EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+    };
+    for (int i = 0; i < 1000; ++i) once();
+    const double t0 = now();
+    size_t reps = 0;
+    while (reps < 1000 || now() - t0 < seconds) {
+        for (int i = 0; i < 100; ++i) once();
+        reps += 100;
+    }
+    const double ns = (now() - t0) * 1e9 / double(reps);
+    EVP_CIPHER_CTX_free(x);
+    EVP_CIPHER_free(c);
+    return ns;
+}
+
+double bc_ns_per_job(bc_context* ctx, const char* alg, size_t len, double seconds) {
+    bc_algorithm_info info{};
+    bc_algorithm_query(alg, &info);
+    std::vector<uint8_t> key(info.key_size, 0x42), in(len, 1), out(len + 16);
+    bc_key* k = nullptr;
+    if (bc_key_create(ctx, alg, key.data(), key.size(), &k) != BC_OK) return -1;
+    uint8_t iv[32] = {7}, tag[16];
+    auto once = [&] {
+        size_t n = 0;
+        bc_status st = info.kind == BC_KIND_AEAD
+                           ? bc_aead_seal_detached(k, iv, info.iv_size, nullptr, 0, in.data(), len, out.data(), tag,
+                                                   16, nullptr)
+                           : bc_encrypt(k, iv, info.iv_size, in.data(), len, out.data(), len, &n, nullptr);
+        (void)st;
+    };
+    for (int i = 0; i < 1000; ++i) once();
+    const double t0 = now();
+    size_t reps = 0;
+    while (reps < 1000 || now() - t0 < seconds) {
+        for (int i = 0; i < 100; ++i) once();
+        reps += 100;
+    }
+    const double ns = (now() - t0) * 1e9 / double(reps);
+    bc_key_destroy(k);
+    return ns;
+}
+
+std::string gb(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f", v);
+    return b;
+}
+std::string pct(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%", 100 * v);
+    return b;
+}
+std::string human(size_t n) {
+    char b[32];
+    if (n >= (size_t(1) << 30) && n % (size_t(1) << 30) == 0) std::snprintf(b, sizeof b, "%zu GiB", n >> 30);
+    else if (n >= (size_t(1) << 20)) std::snprintf(b, sizeof b, "%.3g MiB", double(n) / double(1 << 20));
+    else std::snprintf(b, sizeof b, "%zu KiB", n >> 10);
+    return b;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Args a;
+    for (int i = 1; i < argc; ++i) {
+        std::string s = argv[i];
+        auto next = [&]() -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "engine_bench: %s needs a value\n", s.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (s == "--json") a.json = next();
+        else if (s == "--size") a.size = std::strtoull(next(), nullptr, 10);
+        else if (s == "--seconds") a.seconds = std::atof(next());
+        else if (s == "--quick") a.quick = true;
+        else if (s == "-h" || s == "--help") {
+            std::printf("engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick]\n");
+            return 0;
+        } else if (!s.empty() && s[0] != '-') a.json = s;
+        else {
+            std::fprintf(stderr, "engine_bench: unknown argument %s\n", s.c_str());
+            return 2;
+        }
+    }
+    if (a.quick) {
+        a.size = std::min<size_t>(a.size, size_t(64) << 20);
+        a.seconds = std::min(a.seconds, 0.2);
+    }
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const int ngpu = bc::engine_gpu_count();
+    Json j;
+    j.str("bench", "engine_bench");
+    j.num("size_bytes", double(a.size));
+    j.num("seconds_per_point", a.seconds);
+    j.num("host_threads", hw);
+    j.num("gpus", ngpu);
+
+    // Pageable buffers, touched before timing (first-touch faults stay out of the figures).
+    std::vector<uint8_t> in(a.size), out(a.size);
+    RAND_bytes(in.data(), int(std::min<size_t>(a.size, size_t(1) << 20)));
+    for (size_t i = size_t(1) << 20; i < a.size; i += 4096) in[i] = uint8_t(i >> 12);
+    std::memset(out.data(), 0, out.size());
+
+    std::printf("# engine_bench\n\n%u host threads, %d CUDA GPU(s), jobs of %s in pageable host memory, "
+                "%.2f s per point. GB = 1e9 bytes.\n\n",
+                hw, ngpu, human(a.size).c_str(), a.seconds);
+
+    // ---- 1. roofs ----
+    const double mc1 = memcpy_gbps(out.data(), in.data(), a.size, 1, a.seconds);
+    const double mcn = memcpy_gbps(out.data(), in.data(), a.size, hw, a.seconds);
+    j.num("roof_memcpy_1thread_gbps", mc1);
+    j.num("roof_memcpy_all_threads_gbps", mcn);
+    std::printf("## Roofs\n\n| roof | GB/s |\n| --- | ---: |\n| host memcpy, 1 thread | %s |\n"
+                "| host memcpy, %u threads | %s |\n",
+                gb(mc1).c_str(), hw, gb(mcn).c_str());
+
+    std::map<std::string, Ctx> ctxs;
+    ctxs.emplace("cpu", Ctx("cpu", "cpu"));
+    ctxs.emplace("gpu", Ctx("cuda:0", "cuda:0"));
+    ctxs.emplace("hybrid", Ctx("hybrid", "hybrid"));
+    if (ngpu > 1) ctxs.emplace("all", Ctx("cuda:all", "cuda:all"));
+    const bool have_gpu = bool(ctxs["gpu"]);
+    if (!have_gpu) std::printf("| GPU rows | skipped: %s |\n", ctxs["gpu"].why.c_str());
+
+    // NO-OP ceilings through the contexts (pageable memory): the same path as the ciphers.
+    Rate noop_gpu, noop_all;
+    if (have_gpu) {
+        noop_gpu = measure(ctxs["gpu"].ctx, "noop", in.data(), out.data(), a.size, a.seconds);
+        j.num("noop_cuda0_gbps", noop_gpu.gbps);
+        std::printf("| NO-OP through cuda:0 (upload + download, no kernel) | %s |\n", gb(noop_gpu.gbps).c_str());
+        if (ngpu > 1) {
+            noop_all = measure(ctxs["all"].ctx, "noop", in.data(), out.data(), a.size, a.seconds);
+            j.num("noop_cuda_all_gbps", noop_all.gbps);
+            std::printf("| NO-OP through cuda:all (%d GPUs) | %s |\n", ngpu, gb(noop_all.gbps).c_str());
+        }
+    }
+#if defined(BC_HAVE_CUDA)
+    if (have_gpu) {
+        // The pipeline itself: NB x chunk x staging threads, pageable and pinned.
+        std::printf("\n### NO-OP pipeline sweep (cuda:0, `run_host_pipeline`)\n\n"
+                    "| buffers | NB | chunk | staging threads | GB/s |\n| --- | ---: | ---: | ---: | ---: |\n");
+        auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t) { return bc::Status::ok(); };
+        auto time_pipe = [&](bc::cuda::HostPipeline& p, const uint8_t* src, uint8_t* dst, size_t chunk, int nb) {
+            if (!p.run(src, dst, a.size, chunk, nb, nothing).is_ok()) return -1.0;
+            const double t0 = now();
+            size_t reps = 0;
+            while (reps < 3 || now() - t0 < a.seconds) {
+                if (!p.run(src, dst, a.size, chunk, nb, nothing).is_ok()) return -1.0;
+                ++reps;
+            }
+            return double(reps) * double(a.size) / 1e9 / (now() - t0);
+        };
+        double best = 0;
+        std::string best_cfg;
+        std::vector<unsigned> thread_counts = {1, 2, 4, 8};
+        std::vector<int> nbs = {1, 2, 4, 8};
+        std::vector<size_t> chunks = {size_t(2) << 20, size_t(8) << 20, size_t(32) << 20};
+        if (a.quick) thread_counts = {4}, nbs = {1, 4}, chunks = {size_t(8) << 20};
+        for (unsigned t : thread_counts) {
+            bc::cuda::HostPipeline p(0, t);
+            for (int nb : nbs)
+                for (size_t ch : chunks) {
+                    if (t != bc::cuda::kPipelineDefaultHostThreads && (nb != 4 || ch != (size_t(8) << 20))) continue;
+                    const double r = time_pipe(p, in.data(), out.data(), ch, nb);
+                    std::printf("| pageable | %d | %s | %u | %s |\n", nb, human(ch).c_str(), t, gb(r).c_str());
+                    j.num("pipe_pageable_nb" + std::to_string(nb) + "_chunk" + std::to_string(ch >> 20) + "m_t" +
+                              std::to_string(t) + "_gbps",
+                          r);
+                    if (r > best) best = r, best_cfg = "NB " + std::to_string(nb) + ", " + human(ch) + ", " +
+                                                       std::to_string(t) + " threads";
+                }
+        }
+        // Pinned user buffers: no staging, the PCIe roof.
+        uint8_t *pin_in = nullptr, *pin_out = nullptr;
+        if (cudaMallocHost(reinterpret_cast<void**>(&pin_in), a.size) == cudaSuccess &&
+            cudaMallocHost(reinterpret_cast<void**>(&pin_out), a.size) == cudaSuccess) {
+            std::memcpy(pin_in, in.data(), a.size);
+            bc::cuda::HostPipeline p(0);
+            for (int nb : {1, 2, 4, 8}) {
+                const double r = time_pipe(p, pin_in, pin_out, size_t(8) << 20, nb);
+                std::printf("| pinned | %d | 8 MiB | - | %s |\n", nb, gb(r).c_str());
+                j.num("pipe_pinned_nb" + std::to_string(nb) + "_gbps", r);
+            }
+            // Pinned figures through the backend (NO-OP, then AES-128-CTR): what registered buffers get.
+            Rate pr = measure(ctxs["gpu"].ctx, "noop", pin_in, pin_out, a.size, a.seconds);
+            Rate pc = measure(ctxs["gpu"].ctx, "aes-128-ctr", pin_in, pin_out, a.size, a.seconds);
+            std::printf("| pinned, through cuda:0: NO-OP / AES-128-CTR | default | default | - | %s / %s |\n",
+                        gb(pr.gbps).c_str(), gb(pc.gbps).c_str());
+            j.num("noop_cuda0_pinned_gbps", pr.gbps);
+            j.num("ctr_cuda0_pinned_gbps", pc.gbps);
+        }
+        if (pin_in) cudaFreeHost(pin_in);
+        if (pin_out) cudaFreeHost(pin_out);
+        std::printf("\nbest pageable configuration: %s (%s GB/s); defaults: NB %d, %s, %u threads\n", best_cfg.c_str(),
+                    gb(best).c_str(), bc::cuda::kPipelineDefaultDepth, human(bc::cuda::kPipelineDefaultChunk).c_str(),
+                    bc::cuda::kPipelineDefaultHostThreads);
+        j.str("pipe_best_pageable", best_cfg);
+    }
+#endif
+
+    // ---- 2. the three algorithms ----
+    const char* algs[] = {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"};
+    std::printf("\n## Throughput (%s jobs, pageable host memory)\n\n"
+                "| algorithm | CPU alone | GPU alone | GPU / NO-OP | hybrid | hybrid / (CPU + GPU) | cuda:all | "
+                "GPU path CPU core-s/GB |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                human(a.size).c_str());
+    for (const char* alg : algs) {
+        Rate cpu = measure(ctxs["cpu"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
+        Rate gpu, hyb, all, noop_again;
+        if (have_gpu) {
+            gpu = measure(ctxs["gpu"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
+            noop_again = measure(ctxs["gpu"].ctx, "noop", in.data(), out.data(), a.size, a.seconds);
+            hyb = measure(ctxs["hybrid"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
+            if (ngpu > 1) all = measure(ctxs["all"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
+        }
+        const double ceiling = std::max(noop_gpu.gbps, noop_again.gbps);
+        const std::string k = alg;
+        j.num(k + "_cpu_gbps", cpu.gbps);
+        if (have_gpu) {
+            j.num(k + "_gpu_gbps", gpu.gbps);
+            j.num(k + "_noop_ceiling_gbps", ceiling);
+            j.num(k + "_gpu_fraction_of_noop", gpu.gbps / ceiling);
+            j.num(k + "_hybrid_gbps", hyb.gbps);
+            j.num(k + "_hybrid_fraction_of_sum", hyb.gbps / (cpu.gbps + gpu.gbps));
+            j.num(k + "_gpu_cpu_core_seconds_per_gb", gpu.cpu_s_per_gb);
+            if (ngpu > 1) j.num(k + "_cuda_all_gbps", all.gbps);
+            if (!gpu.ok) j.str(k + "_gpu_error", gpu.why);
+            if (!hyb.ok) j.str(k + "_hybrid_error", hyb.why);
+        }
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", alg, cpu.ok ? gb(cpu.gbps).c_str() : cpu.why.c_str(),
+                    have_gpu ? (gpu.ok ? gb(gpu.gbps).c_str() : gpu.why.c_str()) : "-",
+                    have_gpu ? pct(gpu.gbps / ceiling).c_str() : "-",
+                    have_gpu ? (hyb.ok ? gb(hyb.gbps).c_str() : hyb.why.c_str()) : "-",
+                    have_gpu ? pct(hyb.gbps / (cpu.gbps + gpu.gbps)).c_str() : "-",
+                    ngpu > 1 ? gb(all.gbps).c_str() : "-", have_gpu ? gb(gpu.cpu_s_per_gb).c_str() : "-");
+    }
+    std::printf("\nTargets: GPU alone >= 90%% of NO-OP; hybrid >= 85%% of CPU + GPU (else see the memcpy roof: "
+                "staging and the CPU path share host memory).\n");
+
+    // ---- 3. the CPU-alone threshold ----
+    std::printf("\n## CPU-alone threshold (hybrid with the threshold off, jobs cut in ~8 chunks)\n\n");
+    if (!have_gpu) {
+        std::printf("skipped: no CUDA device (the threshold is where the GPU starts to help)\n");
+        j.str("threshold", "skipped: no CUDA device");
+    } else {
+        std::printf("| algorithm | size | CPU GB/s | hybrid GB/s |\n| --- | ---: | ---: | ---: |\n");
+        size_t overall = 0;
+        for (const char* alg : algs) {
+            size_t cross = 0;
+            for (size_t s = size_t(64) << 10; s <= std::min<size_t>(a.size, size_t(256) << 20); s *= 2) {
+                bc::EngineOptions eo;
+                eo.cpu_threshold = 0;
+                eo.chunk = std::max<size_t>(s / 8 / 64 * 64, 64);
+                std::unique_ptr<bc::Backend> e;
+                bc::ContextOptions co;
+                if (!bc::make_device_engine(true, co, &e, &eo).is_ok()) break;
+                Ctx h(std::move(e), "hybrid-t0");
+                const double sec = std::max(0.05, a.seconds / 4);
+                Rate c = measure(ctxs["cpu"].ctx, alg, in.data(), out.data(), s, sec);
+                Rate hy = measure(h.ctx, alg, in.data(), out.data(), s, sec);
+                std::printf("| %s | %s | %s | %s |\n", alg, human(s).c_str(), gb(c.gbps).c_str(), gb(hy.gbps).c_str());
+                if (hy.gbps > c.gbps * 1.05) {
+                    if (!cross) cross = s;
+                } else {
+                    cross = 0;  // must stay ahead from there on
+                }
+            }
+            std::printf("| %s | **crossover** | %s | |\n", alg, cross ? human(cross).c_str() : "none measured");
+            j.num(std::string(alg) + "_threshold_bytes", double(cross));
+            if (cross) overall = overall ? std::min(overall, cross) : cross;
+        }
+        std::printf("\nmeasured threshold (smallest crossover): %s; compiled-in default: %s\n",
+                    overall ? human(overall).c_str() : "none", human(bc::kEngineDefaultCpuThreshold).c_str());
+        j.num("threshold_bytes", double(overall));
+    }
+    j.num("threshold_default_bytes", double(bc::kEngineDefaultCpuThreshold));
+
+    // ---- 4. 4 KiB jobs ----
+    std::printf("\n## 4 KiB job: the default context (\"auto\") against OpenSSL on one core\n\n"
+                "| algorithm | bulkcrypt ns/job | OpenSSL ns/job | bulkcrypt / OpenSSL |\n| --- | ---: | ---: | ---: |\n");
+    Ctx autoc("auto", "auto");
+    j.str("auto_backend", autoc ? bc_context_backend(autoc.ctx) : autoc.why);
+    const double sec4 = std::max(0.1, a.seconds / 2);
+    for (const char* alg : algs) {
+        const double b = autoc ? bc_ns_per_job(autoc.ctx, alg, 4096, sec4) : -1;
+        const double o = evp_ns_per_job(alg, 4096, sec4);
+        std::printf("| %s | %.0f | %.0f | %.2f |\n", alg, b, o, b / o);
+        j.num(std::string(alg) + "_4k_bulkcrypt_ns", b);
+        j.num(std::string(alg) + "_4k_openssl_ns", o);
+    }
+    std::printf("\nTarget: bulkcrypt / OpenSSL <= 1.10.\n");
+
+    j.s += "\n}\n";
+    if (FILE* f = std::fopen(a.json.c_str(), "w")) {
+        std::fputs(j.s.c_str(), f);
+        std::fclose(f);
+        std::printf("\nJSON: %s\n", a.json.c_str());
+    } else {
+        std::fprintf(stderr, "engine_bench: cannot write %s\n", a.json.c_str());
+        return 1;
+    }
+    return 0;
+}

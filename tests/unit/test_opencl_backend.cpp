@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -73,6 +74,17 @@ TEST(OpenClInfra, BuildFailureCarriesTheLogAndBinariesAreCached) {
     ASSERT_TRUE(ocl::build_program(ocl_backend().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
     EXPECT_FALSE(r.from_cache);
     EXPECT_FALSE(r.cache_path.empty());
+    ASSERT_TRUE(ocl::build_program(ocl_backend().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
+    EXPECT_TRUE(r.from_cache);
+    // A damaged cache file is rebuilt from source, not trusted.
+    {
+        FILE* f = std::fopen(r.cache_path.c_str(), "wb");
+        ASSERT_NE(f, nullptr);
+        std::fputs("not a program binary", f);
+        std::fclose(f);
+    }
+    ASSERT_TRUE(ocl::build_program(ocl_backend().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
+    EXPECT_FALSE(r.from_cache);
     ASSERT_TRUE(ocl::build_program(ocl_backend().cl_ctx(), dev, ok, "-DX=1", &p, &r).is_ok());
     EXPECT_TRUE(r.from_cache);
     // Other options are another binary.

@@ -93,8 +93,15 @@ class Backend final : public OpenClBackend {
 public:
     Backend(DeviceInfo dev, const ContextOptions& opt) : dev_(std::move(dev)), opt_(opt) {}
     ~Backend() override {
-        for (Slot& s : slots_)
-            if (s.queue) clFinish(s.queue.get());
+        // The staging buffers last held plaintext or ciphertext: zero them before release.
+        const cl_uchar zero = 0;
+        for (Slot& s : slots_) {
+            if (!s.queue) continue;
+            clFinish(s.queue.get());
+            if (s.buf) clEnqueueFillBuffer(s.queue.get(), s.buf.get(), &zero, 1, 0, s.buf_cap, 0, nullptr, nullptr);
+            if (s.aux) clEnqueueFillBuffer(s.queue.get(), s.aux.get(), &zero, 1, 0, s.aux_cap, 0, nullptr, nullptr);
+            clFinish(s.queue.get());
+        }
     }
 
     Status init();

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One call on the lent GPU machine (see /work/.library/device): runs what
+# scripts/pack_device.sh packed into .device-build/, from the repository root.
+#   scripts/device_run.sh [tests] [sanitize] [bench] [quick]
+# Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
+# results ($OUT/results.tar.gz): the tool returns at most 8 files.
+set -uo pipefail
+root=$PWD
+B=$root/.device-build
+O=${OUT:-/tmp/bc-out}
+R=$O/results
+mkdir -p "$R"
+[ -f "$B/.device-build.tar.xz" ] && tar -C "$B" -xJf "$B/.device-build.tar.xz"
+export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PATH=$B/bin:$PATH
+# The binaries were built at /work/main and find the vector files there.
+mkdir -p /work && [ -e /work/main ] || ln -s "$root" /work/main
+# NVIDIA's OpenCL is present but not registered on these machines.
+mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+exec > >(tee -a "$O/log.txt") 2>&1
+
+step() {  # step NAME TIMEOUT CMD...
+  local name=$1 t=$2; shift 2
+  echo "=== $name ($(date +%T))"
+  timeout "$t" "$@" > "$R/$name.log" 2>&1
+  local rc=$?
+  tail -n "${TAIL:-25}" "$R/$name.log"
+  echo "=== $name: rc=$rc"
+}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total,pcie.link.gen.current,pcie.link.width.current \
+  --format=csv | tee "$R/gpu.csv"
+nproc; date -u
+
+for phase in "$@"; do
+  case $phase in
+  tests)
+    step unit 200 bc_unit_tests --gtest_brief=1
+    TAIL=70 step conformance 240 bc_conformance --backends=cuda,opencl ${CONF_ARGS:---quick}
+    ;;
+  sanitize)
+    step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 bc_unit_tests --gtest_filter='*Cuda*:*cuda*'
+    step racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 9 bc_unit_tests --gtest_filter='*Cuda*:*cuda*'
+    ;;
+  quick)
+    step gpu_bench 60 gpu_bench --quick --json "$R/gpu_aes.json"
+    [ -x "$B/bin/gpu_stream_bench" ] && step gpu_stream_bench 60 gpu_stream_bench "$R/gpu_stream.json" 256 5
+    ;;
+  bench)
+    step gpu_bench 200 gpu_bench --json "$R/gpu_aes.json"
+    [ -x "$B/bin/gpu_stream_bench" ] && step gpu_stream_bench 200 gpu_stream_bench "$R/gpu_stream.json" 1024 9
+    [ -x "$B/bin/opencl_bench" ] && step opencl_bench 200 opencl_bench --json "$R/opencl.json"
+    [ -x "$B/bin/engine_bench" ] && step engine_bench 200 engine_bench --json "$R/engine.json"
+    step cpu_bench_gcm 120 cpu_bench --alg aes-256-gcm --json "$R/cpu_aes-256-gcm.json"
+    step cpu_bench_ctr 120 cpu_bench --alg aes-128-ctr --json "$R/cpu_aes-128-ctr.json"
+    ;;
+  *) echo "unknown phase $phase" ;;
+  esac
+done
+tar -C "$O" -czf "$O/results.tar.gz" results && rm -rf "$R"

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Packs what a run on the lent GPU machine needs into .device-build/ (ignored by
+# git, carried by the device tool): the test and benchmark binaries of a CUDA
+# build made here, and the shared libraries they link that the GPU machine's
+# image may lack (OpenSSL 3.0 of this Debian, OpenCL ICD loader, fmt, argon2),
+# plus the openssl command for `openssl speed` in the same run.
+#   scripts/pack_device.sh BUILD [NAME...]   (names default to every test and bench program;
+#   the tool carries 64 MiB at most, so pack what one call needs)
+set -euo pipefail
+build=${1:-build-cuda}
+shift || true
+dst=.device-build
+rm -rf "$dst"
+mkdir -p "$dst/bin" "$dst/lib"
+for f in "$build"/tests/bc_unit_tests "$build"/tests/bc_conformance "$build"/cli/bulkcrypt "$build"/bench/*; do
+  [ -f "$f" ] && [ -x "$f" ] || continue
+  if (($#)); then
+    keep=0
+    for n in "$@"; do [ "$(basename "$f")" = "$n" ] && keep=1; done
+    ((keep)) || continue
+  fi
+  cp "$f" "$dst/bin/"
+done
+strip "$dst"/bin/* 2>/dev/null || true
+for lib in libcrypto.so.3 libssl.so.3 libOpenCL.so.1 libfmt.so.9 libargon2.so.1; do
+  p=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+  [ -n "$p" ] && cp -L "$p" "$dst/lib/"
+done
+cp "$(command -v openssl)" "$dst/bin/openssl"
+# Every binary holds the same GPU code: compressed together they fit the tool's
+# 64 MiB; scripts/device_run.sh unpacks them.
+tar -C "$dst" -cJf "$dst.tar.xz" bin lib
+rm -rf "$dst" && mkdir -p "$dst" && mv "$dst.tar.xz" "$dst/"
+# Scripts and the vector files the conformance suite reads live in the tree itself.
+du -sh "$dst"

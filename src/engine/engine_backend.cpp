@@ -182,10 +182,15 @@ public:
 
     EngineStats stats() const {
         std::lock_guard<std::mutex> lk(mu_);
-        return stats_;
+        EngineStats s = stats_;
+        s.small_jobs = small_jobs_.load();
+        s.device_jobs = device_jobs_.load();
+        return s;
     }
     void reset_stats() {
         std::lock_guard<std::mutex> lk(mu_);
+        small_jobs_ = 0;
+        device_jobs_ = 0;
         stats_ = EngineStats();
         stats_.pieces.assign(workers_.size(), 0);
         stats_.bytes.assign(workers_.size(), 0);
@@ -222,10 +227,7 @@ private:
     // Device memory: the owner runs the whole job on the calling thread.
     template <class F>
     Status on_device(const void* p, const EngineKey& ek, F&& call) {
-        {
-            std::lock_guard<std::mutex> lk(mu_);
-            ++stats_.device_jobs;
-        }
+        device_jobs_.fetch_add(1, std::memory_order_relaxed);
         const int owner = device_owner(p, &ek);
         if (owner >= 0) return call(size_t(owner));
         Status last(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes device memory for this algorithm");
@@ -237,10 +239,8 @@ private:
         return last;
     }
 
-    void count_small() {
-        std::lock_guard<std::mutex> lk(mu_);
-        ++stats_.small_jobs;
-    }
+    // Small jobs take no lock (many threads may send them at once).
+    void count_small() { small_jobs_.fetch_add(1, std::memory_order_relaxed); }
 
     // Queues a job, lets the workers drain it, returns its status.
     Status submit(Job& job, const EngineKey& ek);
@@ -255,6 +255,7 @@ private:
     std::deque<Job*> jobs_;
     bool stop_ = false;
     EngineStats stats_;
+    std::atomic<uint64_t> small_jobs_{0}, device_jobs_{0};
     std::vector<std::thread> threads_;
 };
 

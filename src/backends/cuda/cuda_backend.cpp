@@ -396,6 +396,7 @@ Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const
     // NO-OP (engine benchmarks): transfers only, through the host-memory pipeline (cuda_pipeline.h).
     if (key.alg && key.alg->cipher == Cipher::Noop) return noop_cipher(dev_, op, opt_.chunk);
     if (key.alg && key.alg->mode == Mode::Stream) {
+        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_stream_cipher(dev_, key, op, opt_.chunk, 0);
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
         return cuda_stream_cipher(key, op);
     }
@@ -451,71 +452,13 @@ Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const
         return cuda_status(cudaStreamSynchronize(s), "kernel execution");
     }
 
-    // Host memory: staged through pinned buffers, two chunks in flight.
-    std::lock_guard<std::mutex> lock(staging_mu_);
-    size_t chunk = opt_.chunk ? opt_.chunk : kDefaultStage;
-    chunk = std::max<size_t>(chunk & ~size_t(15), 16);
-    if (mode == Mode::XTS) {
-        const uint64_t unit = op.data_unit ? op.data_unit : op.len;
-        chunk = unit >= chunk ? size_t(unit) : size_t(chunk / unit * unit);
-    }
-    chunk = std::min(chunk, op.len);
-    BC_TRY(staging(chunk));
-    struct Pending { size_t off = 0, len = 0; bool busy = false; };
-    Pending pend[kSlots];
-    uint8_t chain[16];
-    if (mode == Mode::CBC) std::memcpy(chain, op.iv, 16);
-    Status st;
-    size_t used = 0;
-    auto drain = [&](int slot) -> Status {
-        if (!pend[slot].busy) return Status::ok();
-        pend[slot].busy = false;
-        BC_CUDA_TRY(cudaStreamSynchronize(streams_[slot]), "kernel execution");
-        std::memcpy(op.out + pend[slot].off, pinned_[slot], pend[slot].len);
-        return Status::ok();
-    };
-    size_t idx = 0;
-    for (size_t off = 0; off < op.len && st; off += chunk, ++idx) {
-        const int slot = int(idx % kSlots);
-        const size_t n = std::min(chunk, op.len - off);
-        st = drain(slot);
-        if (!st) break;
-        cudaStream_t s = streams_[slot];
-        std::memcpy(pinned_[slot], op.in + off, n);
-        used = std::max(used, n);
-        uint8_t iv[16];
-        uint64_t offset = op.offset;
-        if (mode == Mode::CBC) {
-            std::memcpy(iv, chain, 16);
-            std::memcpy(chain, op.in + off + n - 16, 16);  // before any output lands there
-        } else if (mode == Mode::XTS) {
-            std::memcpy(iv, op.iv, 16);
-            add_le128(iv, off / (op.data_unit ? op.data_unit : op.len));
-        } else if (op.iv) {
-            std::memcpy(iv, op.iv, 16);
-            offset = op.offset + off;
-        }
-        st = cuda_status(cudaMemcpyAsync(dbuf_[slot], pinned_[slot], n, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (upload)");
-        if (st) st = aes_on_device(k, mode, op.dir, iv, offset, op.data_unit, dbuf_[slot], dbuf_[slot], n, s);
-        if (st) st = cuda_status(cudaMemcpyAsync(pinned_[slot], dbuf_[slot], n, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (download)");
-        if (st) pend[slot] = Pending{off, n, true};
-    }
-    for (int i = 0; i < kSlots; ++i) {
-        Status d = st ? drain(i) : Status::ok();
-        if (!st) (void)cudaStreamSynchronize(streams_[i]);
-        if (st && !d) st = d;
-    }
-    for (int i = 0; i < kSlots; ++i) {
-        secure_wipe(pinned_[i], used);
-        (void)cudaMemsetAsync(dbuf_[i], 0, used, streams_[i]);
-        (void)cudaStreamSynchronize(streams_[i]);
-    }
-    secure_wipe(chain, sizeof chain);
-    return st;
+    // Host memory: the NB-deep pipeline (cuda_pipeline.h).
+    return pipelined_aes_cipher(*this, k, mode, op, opt_.chunk, 0);
 }
 
 Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
     if (key.alg && key.alg->mode == Mode::ChaChaPoly) {
+        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_chachapoly_chunk(dev_, key, op, opt_.chunk, 0);
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
         return cuda_chachapoly_chunk(key, op);
     }
@@ -532,35 +475,8 @@ Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, A
         BC_TRY(gcm_on_device(k, op.dir, op.ctr, op.in, op.out, op.len, s, op.partial));
         return cuda_status(cudaStreamSynchronize(s), "kernel execution");
     }
-    std::lock_guard<std::mutex> lock(staging_mu_);
-    size_t chunk = opt_.chunk ? opt_.chunk : kDefaultStage;
-    chunk = std::min(std::max<size_t>(chunk & ~size_t(15), 16), op.len);
-    BC_TRY(staging(chunk));
-    bc_gf128 acc = {0, 0};
-    Status st;
-    for (size_t off = 0; off < op.len && st; off += chunk) {
-        const size_t n = std::min(chunk, op.len - off);
-        cudaStream_t s = streams_[0];
-        std::memcpy(pinned_[0], op.in + off, n);
-        uint8_t ctr[16], part[16];
-        std::memcpy(ctr, op.ctr, 16);
-        gcm_inc32(ctr, off / 16);
-        st = cuda_status(cudaMemcpyAsync(dbuf_[0], pinned_[0], n, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (upload)");
-        if (st) st = gcm_on_device(k, op.dir, ctr, dbuf_[0], dbuf_[0], n, s, part);
-        if (st) st = cuda_status(cudaMemcpyAsync(pinned_[0], dbuf_[0], n, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (download)");
-        if (st) st = cuda_status(cudaStreamSynchronize(s), "kernel execution");
-        if (st) {
-            std::memcpy(op.out + off, pinned_[0], n);
-            acc = ghash_fold(acc, bc_gf128_load(part), (n + 15) / 16, k.h);
-        }
-        secure_wipe(part, sizeof part);
-    }
-    secure_wipe(pinned_[0], chunk);
-    (void)cudaMemsetAsync(dbuf_[0], 0, chunk, streams_[0]);
-    (void)cudaStreamSynchronize(streams_[0]);
-    if (st) bc_gf128_store(op.partial, acc);
-    secure_wipe_object(acc);
-    return st;
+    // Host memory: the NB-deep pipeline; per-chunk GHASH results stay on the device until the end.
+    return pipelined_gcm_chunk(*this, k, op, opt_.chunk, 0);
 }
 
 Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {

@@ -6,6 +6,11 @@
 #include <string>
 
 #include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_kernels.h"
+#include "backends/cuda/stream_kernels.h"
+#include "modes/aes_modes.h"
+#include "modes/gcm/gcm.h"
+#include "modes/poly1305/poly1305.h"
 #include "util/secure.h"
 
 namespace bc {
@@ -210,6 +215,179 @@ Status noop_cipher(int device, const CipherOp& op, size_t chunk, int nb) {
 }
 
 std::unique_ptr<BackendKey> make_noop_key() { return std::make_unique<BackendKey>(); }
+
+// ---- CudaBackend's host-memory paths ------------------------------------------------
+
+namespace {
+
+size_t aligned_chunk(size_t chunk) {
+    if (chunk == 0) chunk = kPipelineDefaultChunk;
+    return std::max<size_t>(chunk / 64 * 64, 64);
+}
+
+// Device memory for per-chunk results, freed (after zeroing) when it goes out of scope.
+struct DevArray {
+    uint8_t* p = nullptr;
+    size_t n = 0;
+    int dev = 0;
+    Status alloc(int device, size_t bytes) {
+        dev = device;
+        n = bytes;
+        BC_PIPE_TRY(cudaSetDevice(device), "cudaSetDevice");
+        BC_PIPE_TRY(cudaMalloc(reinterpret_cast<void**>(&p), bytes), "cudaMalloc (pipeline results)");
+        return cuda_status(cudaMemset(p, 0, bytes), "cudaMemset (pipeline results)");
+    }
+    Status read(uint8_t* host) const {
+        (void)cudaSetDevice(dev);
+        return cuda_status(cudaMemcpy(host, p, n, cudaMemcpyDeviceToHost), "cudaMemcpy (pipeline results)");
+    }
+    ~DevArray() {
+        if (!p) return;
+        (void)cudaSetDevice(dev);
+        (void)cudaMemset(p, 0, n);
+        (void)cudaFree(p);
+        (void)cudaGetLastError();
+    }
+};
+
+}  // namespace
+
+Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, const CipherOp& op, size_t chunk, int nb) {
+    if (op.len == 0) return Status::ok();
+    if (mode == Mode::CBC && op.dir == Dir::Encrypt)
+        return Status(BC_ERR_INTERNAL, "CBC encryption is serial: it does not go through the pipeline");
+    chunk = aligned_chunk(chunk);
+    uint64_t unit = 0;
+    if (mode == Mode::XTS) {  // whole data units per chunk (a job without units is one unit)
+        unit = op.data_unit ? op.data_unit : op.len;
+        chunk = unit >= chunk ? size_t(unit) : size_t(chunk / unit * unit);
+    }
+    chunk = std::min(chunk, op.len);
+    // CBC decryption: each chunk chains from the ciphertext block before it, saved now
+    // (an in-place run overwrites it before that chunk is uploaded).
+    std::vector<uint8_t> chains;
+    if (mode == Mode::CBC) {
+        const size_t n = (op.len + chunk - 1) / chunk;
+        chains.resize(16 * n);
+        std::memcpy(chains.data(), op.iv, 16);
+        for (size_t i = 1; i < n; ++i) std::memcpy(&chains[16 * i], op.in + i * chunk - 16, 16);
+    }
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+        uint8_t tweak[16];
+        const uint8_t* iv = op.iv;
+        uint64_t offset = 0;
+        if (mode == Mode::CBC) {
+            iv = &chains[16 * (off / chunk)];
+        } else if (mode == Mode::XTS) {
+            std::memcpy(tweak, op.iv, 16);
+            add_le128(tweak, off / unit);
+            iv = tweak;
+        } else if (mode == Mode::CTR) {
+            offset = op.offset + off;
+        }
+        Status st = b.aes_on_device(k, mode, op.dir, iv, offset, op.data_unit, din, dout, n, s);
+        secure_wipe(tweak, sizeof tweak);
+        return st;
+    };
+    Status st = run_host_pipeline(b.device(), op.in, op.out, op.len, chunk, nb, kernel);
+    if (!chains.empty()) secure_wipe(chains.data(), chains.size());
+    return st;
+}
+
+Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op, size_t chunk, int nb) {
+    std::memset(op.partial, 0, sizeof op.partial);
+    if (op.len == 0) return Status::ok();
+    chunk = std::min(aligned_chunk(chunk), op.len);
+    const size_t nchunks = (op.len + chunk - 1) / chunk;
+    DevArray res;  // R_i = sum X_j H^(n_i - j) of chunk i, 16 bytes each
+    BC_TRY(res.alloc(b.device(), 16 * nchunks));
+    const bool enc = op.dir == Dir::Encrypt;
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+        uint8_t ctr[16];
+        std::memcpy(ctr, op.ctr, 16);
+        gcm_inc32(ctr, off / 16);
+        void* scratch = nullptr;
+        BC_PIPE_TRY(cudaMallocAsync(&scratch, ghash_scratch_bytes(n) + 16, s), "cudaMallocAsync (GHASH scratch)");
+        uint8_t* r = res.p + 16 * (off / chunk);
+        cudaError_t e = cudaSuccess;
+        // The MAC covers the ciphertext: the input when decrypting (hashed before the
+        // in-place decryption overwrites it), the output when encrypting.
+        if (!enc) e = launch_ghash(k.ghash_tables, din, n, scratch, r, b.shape(), s);
+        if (e == cudaSuccess) e = launch_ctr(b.impl(), k.d1, b.tables(), ctr, 0, 0, true, din, dout, n, b.shape(), s);
+        if (e == cudaSuccess && enc) e = launch_ghash(k.ghash_tables, dout, n, scratch, r, b.shape(), s);
+        (void)cudaFreeAsync(scratch, s);
+        secure_wipe(ctr, sizeof ctr);
+        return cuda_status(e, "GCM kernel launch (pipeline)");
+    };
+    BC_TRY(run_host_pipeline(b.device(), op.in, op.out, op.len, chunk, nb, kernel));
+    std::vector<uint8_t> host(16 * nchunks);
+    BC_TRY(res.read(host.data()));
+    bc_gf128 acc = {0, 0};
+    for (size_t i = 0; i < nchunks; ++i) {
+        const size_t n = std::min(chunk, op.len - i * chunk);
+        // The partial of backend.h is H * GHASH_H(chunk) = R * H^2.
+        const bc_gf128 part = bc_gf128_mul(bc_gf128_mul(bc_gf128_load(&host[16 * i]), k.h), k.h);
+        acc = ghash_fold(acc, part, (n + 15) / 16, k.h);
+    }
+    bc_gf128_store(op.partial, acc);
+    secure_wipe_object(acc);
+    secure_wipe(host.data(), host.size());
+    return Status::ok();
+}
+
+Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherOp& op, size_t chunk, int nb) {
+    if (key.alg == nullptr) return Status(BC_ERR_INTERNAL, "key without algorithm");
+    StreamState st;
+    BC_TRY(make_stream_state(*key.alg, key.raw.data(), key.raw.size(), op.iv, op.iv_len, &st));
+    BC_TRY(check_stream_range(st, op.offset, op.len));
+    const StreamLaunch lp;
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+        return cuda_stream_xor_device(st, op.offset + off, din, dout, n, s, lp);
+    };
+    Status r = run_host_pipeline(device, op.in, op.out, op.len, aligned_chunk(chunk), nb, kernel);
+    secure_wipe_object(st);
+    return r;
+}
+
+Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkOp& op, size_t chunk, int nb) {
+    std::memset(op.partial, 0, sizeof op.partial);
+    if (op.mac_key == nullptr) return Status(BC_ERR_NULL_POINTER, "no Poly1305 key");
+    const uint8_t* k = op.subkey ? op.subkey : key.raw.data();
+    if (op.subkey == nullptr && key.raw.size() != 32)
+        return Status(BC_ERR_KEY_SIZE, "ChaCha20-Poly1305 takes a 32-byte key");
+    if (op.len == 0) return Status::ok();
+    const uint32_t c0 = bc_load_le32(op.ctr);
+    if (uint64_t(c0) + (op.len + 63) / 64 - 1 > 0xffffffffull)
+        return Status(BC_ERR_COUNTER_OVERFLOW, "the ChaCha20-Poly1305 block counter would wrap");
+    chunk = std::min(aligned_chunk(chunk), op.len);
+    const size_t nchunks = (op.len + chunk - 1) / chunk;
+    DevArray res;  // per chunk, 64 bytes: five u64 sums, then the 17-byte partial at +40
+    BC_TRY(res.alloc(device, 64 * nchunks));
+    const int mode = op.dir == Dir::Decrypt ? bcs::POLY_DECRYPT : bcs::POLY_ENCRYPT;
+    const StreamLaunch lp;
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+        uint8_t ctr[16];
+        std::memcpy(ctr, op.ctr, 16);
+        bc_store_le32(ctr, c0 + uint32_t(off / 64));
+        uint8_t* slot = res.p + 64 * (off / chunk);
+        Status st = cuda_chachapoly_device(k, ctr, op.mac_key, mode, din, dout, n, slot + 40,
+                                           reinterpret_cast<unsigned long long*>(slot), s, lp);
+        secure_wipe(ctr, sizeof ctr);
+        return st;
+    };
+    BC_TRY(run_host_pipeline(device, op.in, op.out, op.len, chunk, nb, kernel));
+    std::vector<uint8_t> host(64 * nchunks);
+    BC_TRY(res.read(host.data()));
+    uint8_t acc[17] = {0};
+    for (size_t i = 0; i < nchunks; ++i) {
+        const size_t n = std::min(chunk, op.len - i * chunk);
+        poly1305_combine(acc, &host[64 * i + 40], (n + 15) / 16, op.mac_key);
+    }
+    std::memcpy(op.partial, acc, 17);
+    secure_wipe(acc, sizeof acc);
+    secure_wipe(host.data(), host.size());
+    return Status::ok();
+}
 
 }  // namespace cuda
 }  // namespace bc

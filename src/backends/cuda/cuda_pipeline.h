@@ -110,21 +110,27 @@ bool is_pinned_host(const void* p);
 Status noop_cipher(int device, const CipherOp& op, size_t chunk = 0, int nb = 0);
 std::unique_ptr<BackendKey> make_noop_key();
 
+// CudaBackend's host-memory paths through the device's shared pipeline (chunk 0
+// and nb 0 = defaults; chunks are aligned here to the mode: 64 bytes, or whole
+// XTS data units). Every chunk carries its own start state (counter, chaining
+// value saved before the run, tweak, keystream offset). The AEAD pieces leave
+// each chunk's MAC result in device memory (no synchronisation per chunk), read
+// them back once after the run and fold them in order (ghash_fold with H,
+// poly1305_combine with r), so op.partial is the partial of backend.h for the
+// whole piece.
+class CudaBackend;
+struct CudaAesKey;
+// ECB, CTR, XTS, CBC decryption (CBC encryption stays on the host: it is serial).
+Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, const CipherOp& op, size_t chunk,
+                            int nb);
+Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op, size_t chunk, int nb);
+// Mode::Stream (ChaCha20, Salsa20 families) and ChaCha20-Poly1305 pieces.
+Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherOp& op, size_t chunk, int nb);
+Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkOp& op, size_t chunk, int nb);
+
 }  // namespace cuda
 }  // namespace bc
 
-// Integrating the pipeline into CudaBackend's host-memory path (cipher and
-// aead_chunk, BC_MEMORY_HOST), replacing the two-slot loop:
-//   1. chunk = opt_.chunk ? opt_.chunk : kPipelineDefaultChunk, aligned as today
-//      (16 bytes; XTS: whole data units; GCM/ChaCha: 64 bytes).
-//   2. CBC decryption: save the chaining value of every chunk (in[off - 16]) into a
-//      vector before run() (in-place output overwrites it).
-//   3. return run_host_pipeline(dev_, op.in, op.out, op.len, chunk, 0,
-//          [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) {
-//              /* iv/offset of this chunk as the current loop computes them */
-//              return aes_on_device(k, mode, op.dir, iv, offset, op.data_unit, din, dout, n, s); });
-//   4. AEAD: the callback must not synchronize, so the per-chunk GHASH/Poly1305
-//      partial is left in device memory (16/17 bytes per chunk, one array per job)
-//      and read back once after run(); the partials are then folded in order with
-//      ghash_fold / poly1305_combine (nblocks = chunk / 16).
-//   5. XTS units that need ciphertext stealing and CBC encryption keep their host paths.
+// Where it is used: CudaBackend's host-memory paths (cipher: AES modes but CBC
+// encryption, the stream ciphers, NO-OP; aead_chunk: GCM and ChaCha20-Poly1305)
+// call the pipelined_* functions above. The GCM AAD (mac) keeps its own path.

@@ -25,14 +25,23 @@ if(NOT CMAKE_SCRIPT_MODE_FILE)
       ${src_root}/dialect/*.h
       ${src_root}/cores/*.h
       ${src_root}/modes/*.h)
+    # The script rewrites the .cpp only when its content changes (so nothing
+    # recompiles for a comment elsewhere) and always touches the stamp, which is
+    # what make compares against the inputs.
+    set(stamp ${CMAKE_BINARY_DIR}/generated/bc_opencl_embedded.stamp)
     add_custom_command(
-      OUTPUT ${out}
+      OUTPUT ${stamp}
+      BYPRODUCTS ${out}
       COMMAND ${CMAKE_COMMAND} -DBC_SRC_ROOT=${src_root} -DBC_OUT=${out}
               -P ${BC_EMBED_SCRIPT}
+      COMMAND ${CMAKE_COMMAND} -E touch ${stamp}
       DEPENDS ${candidates} ${BC_EMBED_SCRIPT}
       COMMENT "Embedding OpenCL kernel sources"
       VERBATIM)
+    add_custom_target(${target}_opencl_kernels DEPENDS ${stamp})
+    set_source_files_properties(${out} PROPERTIES GENERATED TRUE)
     target_sources(${target} PRIVATE ${out})
+    add_dependencies(${target} ${target}_opencl_kernels)
   endfunction()
   return()
 endif()

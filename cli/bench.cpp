@@ -134,11 +134,14 @@ int cmd_bench(const BenchOptions& opt) {
     const Timing t_one = measure(one_shot, opt.seconds, opt.min_runs);
 
     // The container's path: independent segments sealed by a pool of threads.
+    // (Every run seals with the same key and nonces: harmless for a throwaway
+    // benchmark key and data, never done with real data.)
     Timing t_seg;
     unsigned workers = 0;
     uint64_t seg = opt.segment_size;
     if (seg > 0 && aead && !opt.decrypt && opt.file.empty()) {
         seg = std::min<uint64_t>(seg, n);
+        if (opt.jobs > 256) fail(kExitUsage, "--jobs: at most 256 threads");
         workers = opt.jobs != 0 ? opt.jobs : std::clamp(std::thread::hardware_concurrency(), 2u, 64u);
         const uint64_t nseg = (n + seg - 1) / seg;
         RawBuffer segout(static_cast<size_t>(nseg * (seg + tag)));

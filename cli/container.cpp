@@ -169,6 +169,7 @@ void open_key(Session& s, const ContainerOptions& opt, const SecureBytes& master
 }
 
 PipelineSpec make_spec(const ContainerOptions& opt, size_t in_stride, size_t out_stride) {
+    if (opt.jobs > 256) fail(kExitUsage, "--jobs: at most 256 threads");
     PipelineSpec spec;
     spec.in_stride = in_stride;
     spec.out_stride = out_stride;

@@ -401,6 +401,17 @@ int main(int argc, char** argv) {
         }
         if (pin_in) cudaFreeHost(pin_in);
         if (pin_out) cudaFreeHost(pin_out);
+        // The backend's own path (pageable), AES-128-CTR and NO-OP, against NB.
+        for (int nb : {1, 2, 4, 8}) {
+            bc::cuda::shared_host_pipeline(0).set_defaults(0, nb);
+            Rate rn = measure(ctxs["gpu"].ctx, "noop", in.data(), out.data(), a.size, a.seconds);
+            Rate rc = measure(ctxs["gpu"].ctx, "aes-128-ctr", in.data(), out.data(), a.size, a.seconds);
+            std::printf("| pageable, through cuda:0: NO-OP / AES-128-CTR | %d | default | default | %s / %s |\n", nb,
+                        gb(rn.gbps).c_str(), gb(rc.gbps).c_str());
+            j.num("backend_nb" + std::to_string(nb) + "_noop_gbps", rn.gbps);
+            j.num("backend_nb" + std::to_string(nb) + "_ctr_gbps", rc.gbps);
+        }
+        bc::cuda::shared_host_pipeline(0).set_defaults(0, 0);
         std::printf("\nbest pageable configuration: %s (%s GB/s); defaults: NB %d, %s, %u threads\n", best_cfg.c_str(),
                     gb(best).c_str(), bc::cuda::kPipelineDefaultDepth, human(bc::cuda::kPipelineDefaultChunk).c_str(),
                     bc::cuda::kPipelineDefaultHostThreads);

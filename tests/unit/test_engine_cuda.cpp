@@ -131,6 +131,26 @@ TEST_P(Pipeline, AKernelFailureIsAStatus) {
     EXPECT_EQ(in, out);
 }
 
+// The whole CUDA backend on host memory with this NB and 64 KiB pipeline chunks:
+// every algorithm and mode byte-identical to the CPU backend.
+TEST_P(Pipeline, EveryAlgorithmThroughTheCudaBackend) {
+    REQUIRE_GPU();
+    struct Restore {
+        ~Restore() { bc::cuda::shared_host_pipeline(0).set_defaults(0, 0); }
+    } restore;
+    bc::cuda::shared_host_pipeline(0).set_defaults(kChunk, GetParam());
+    bc_context* ctx = nullptr;
+    ASSERT_EQ(BC_OK, bc_context_create("cuda:0", nullptr, &ctx)) << bc_last_error();
+    RefCtx ref;
+    DiffOptions o;
+    o.chunk = kChunk;
+    o.extra_sizes = {3 * 1024 * 1024 + 5};
+    std::string skipped;
+    const size_t n = diff_all(ref.ctx, ctx, o, &skipped);
+    EXPECT_GE(n, 20u) << "skipped: " << skipped;
+    bc_context_destroy(ctx);
+}
+
 INSTANTIATE_TEST_SUITE_P(Depth, Pipeline, ::testing::Values(1, 2, 0),
                          [](const ::testing::TestParamInfo<int>& i) {
                              return i.param ? "nb" + std::to_string(i.param) : std::string("nb_default");

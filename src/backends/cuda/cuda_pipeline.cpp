@@ -119,8 +119,8 @@ Status HostPipeline::run(const uint8_t* in, uint8_t* out, size_t len, size_t chu
     int prev = 0;
     (void)cudaGetDevice(&prev);
     BC_PIPE_TRY(cudaSetDevice(dev_), "cudaSetDevice (pipeline)");
-    if (chunk == 0) chunk = kPipelineDefaultChunk;
-    if (nb <= 0) nb = kPipelineDefaultDepth;
+    if (chunk == 0) chunk = default_chunk();
+    if (nb <= 0) nb = default_depth();
     nb = std::min(nb, kPipelineMaxDepth);
     chunk = std::min(chunk, len);
     const size_t nchunks = (len + chunk - 1) / chunk;
@@ -220,8 +220,8 @@ std::unique_ptr<BackendKey> make_noop_key() { return std::make_unique<BackendKey
 
 namespace {
 
-size_t aligned_chunk(size_t chunk) {
-    if (chunk == 0) chunk = kPipelineDefaultChunk;
+size_t aligned_chunk(int device, size_t chunk) {
+    if (chunk == 0) chunk = shared_host_pipeline(device).default_chunk();
     return std::max<size_t>(chunk / 64 * 64, 64);
 }
 
@@ -256,7 +256,7 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
     if (op.len == 0) return Status::ok();
     if (mode == Mode::CBC && op.dir == Dir::Encrypt)
         return Status(BC_ERR_INTERNAL, "CBC encryption is serial: it does not go through the pipeline");
-    chunk = aligned_chunk(chunk);
+    chunk = aligned_chunk(b.device(), chunk);
     uint64_t unit = 0;
     if (mode == Mode::XTS) {  // whole data units per chunk (a job without units is one unit)
         unit = op.data_unit ? op.data_unit : op.len;
@@ -297,7 +297,7 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
 Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op, size_t chunk, int nb) {
     std::memset(op.partial, 0, sizeof op.partial);
     if (op.len == 0) return Status::ok();
-    chunk = std::min(aligned_chunk(chunk), op.len);
+    chunk = std::min(aligned_chunk(b.device(), chunk), op.len);
     const size_t nchunks = (op.len + chunk - 1) / chunk;
     DevArray res;  // R_i = sum X_j H^(n_i - j) of chunk i, 16 bytes each
     BC_TRY(res.alloc(b.device(), 16 * nchunks));
@@ -344,7 +344,7 @@ Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherO
     auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
         return cuda_stream_xor_device(st, op.offset + off, din, dout, n, s, lp);
     };
-    Status r = run_host_pipeline(device, op.in, op.out, op.len, aligned_chunk(chunk), nb, kernel);
+    Status r = run_host_pipeline(device, op.in, op.out, op.len, aligned_chunk(device, chunk), nb, kernel);
     secure_wipe_object(st);
     return r;
 }
@@ -359,7 +359,7 @@ Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkO
     const uint32_t c0 = bc_load_le32(op.ctr);
     if (uint64_t(c0) + (op.len + 63) / 64 - 1 > 0xffffffffull)
         return Status(BC_ERR_COUNTER_OVERFLOW, "the ChaCha20-Poly1305 block counter would wrap");
-    chunk = std::min(aligned_chunk(chunk), op.len);
+    chunk = std::min(aligned_chunk(device, chunk), op.len);
     const size_t nchunks = (op.len + chunk - 1) / chunk;
     DevArray res;  // per chunk, 64 bytes: five u64 sums, then the 17-byte partial at +40
     BC_TRY(res.alloc(device, 64 * nchunks));

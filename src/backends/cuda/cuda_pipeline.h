@@ -17,6 +17,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -60,14 +61,23 @@ public:
     HostPipeline& operator=(const HostPipeline&) = delete;
 
     // Runs in -> kernel -> out over len bytes of host memory (in == out allowed,
-    // partial overlap not), chunk bytes per slot (0: default; the caller aligns it
-    // to its mode), nb slots (0: default; clamped to 1..kPipelineMaxDepth). One run
+    // partial overlap not), chunk bytes per slot (0: default_chunk(); the caller aligns
+    // it to its mode), nb slots (0: default_depth(); clamped to 1..kPipelineMaxDepth). One run
     // at a time per pipeline (concurrent callers queue).
     Status run(const uint8_t* in, uint8_t* out, size_t len, size_t chunk, int nb, const ChunkKernel& kernel,
                PipelineRunInfo* info = nullptr);
 
     int device() const { return dev_; }
     unsigned host_threads() const { return pool_.size(); }
+
+    // What chunk = 0 and nb = 0 mean for this pipeline (0 = the compiled-in defaults).
+    // For the autotuner, benchmarks and tests; runs in flight keep what they started with.
+    void set_defaults(size_t chunk, int nb) {
+        default_chunk_.store(chunk ? chunk : kPipelineDefaultChunk);
+        default_nb_.store(nb > 0 ? nb : kPipelineDefaultDepth);
+    }
+    size_t default_chunk() const { return default_chunk_.load(); }
+    int default_depth() const { return default_nb_.load(); }
 
 private:
     struct Slot {
@@ -85,6 +95,8 @@ private:
     void copy2(uint8_t* d1, const uint8_t* s1, size_t n1, uint8_t* d2, const uint8_t* s2, size_t n2);
 
     int dev_;
+    std::atomic<size_t> default_chunk_{kPipelineDefaultChunk};
+    std::atomic<int> default_nb_{kPipelineDefaultDepth};
     std::mutex mu_;
     ThreadPool pool_;
     Slot slots_[kPipelineMaxDepth];

@@ -13,7 +13,7 @@
 //   4. a 4 KiB job through the default context ("auto") against OpenSSL EVP on one
 //      core (key set up once, the same call shape), nanoseconds per job.
 //
-//   engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick]
+//   engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick] [--smoke]
 //
 // Markdown on stdout, JSON to FILE. GB = 1e9 bytes. Runs with or without GPUs
 // (GPU rows say why they are missing), on one GPU or several (cuda:all).
@@ -60,6 +60,7 @@ struct Args {
     double seconds = 1.0;
     std::string json = "engine_bench.json";
     bool quick = false;
+    bool smoke = false;
 };
 
 // ---- JSON, written by hand (flat enough) ------------------------------------------
@@ -283,8 +284,10 @@ int main(int argc, char** argv) {
         else if (s == "--size") a.size = std::strtoull(next(), nullptr, 10);
         else if (s == "--seconds") a.seconds = std::atof(next());
         else if (s == "--quick") a.quick = true;
+        else if (s == "--smoke") a.quick = a.smoke = true;
         else if (s == "-h" || s == "--help") {
-            std::printf("engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick]\n");
+            std::printf("engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick] [--smoke]\n"
+                        "  --quick: 64 MiB jobs, 0.2 s per point; --smoke: 16 MiB, 0.05 s (bench/run_all.sh --smoke)\n");
             return 0;
         } else if (!s.empty() && s[0] != '-') a.json = s;
         else {
@@ -295,6 +298,10 @@ int main(int argc, char** argv) {
     if (a.quick) {
         a.size = std::min<size_t>(a.size, size_t(64) << 20);
         a.seconds = std::min(a.seconds, 0.2);
+    }
+    if (a.smoke) {
+        a.size = std::min<size_t>(a.size, size_t(16) << 20);
+        a.seconds = std::min(a.seconds, 0.05);
     }
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
     const int ngpu = bc::engine_gpu_count();
@@ -501,7 +508,7 @@ int main(int argc, char** argv) {
                 "| algorithm | bulkcrypt ns/job | OpenSSL ns/job | bulkcrypt / OpenSSL |\n| --- | ---: | ---: | ---: |\n");
     Ctx autoc("auto", "auto");
     j.str("auto_backend", autoc ? bc_context_backend(autoc.ctx) : autoc.why);
-    const double sec4 = std::max(0.1, a.seconds / 2);
+    const double sec4 = a.smoke ? 0.05 : std::max(0.1, a.seconds / 2);
     for (const char* alg : algs) {
         const double b = autoc ? bc_ns_per_job(autoc.ctx, alg, 4096, sec4) : -1;
         const double o = evp_ns_per_job(alg, 4096, sec4);

@@ -39,8 +39,9 @@ for phase in "$@"; do
     TAIL=70 step conformance 240 bc_conformance --backends=cuda,opencl ${CONF_ARGS:---quick}
     ;;
   sanitize)
-    step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 9 bc_unit_tests --gtest_filter='*Cuda*:*cuda*'
-    step racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 9 bc_unit_tests --gtest_filter='*Cuda*:*cuda*'
+    f=${SAN_FILTER:-'CudaAes*:StreamCuda*'}
+    step memcheck 280 compute-sanitizer --tool memcheck --error-exitcode 9 bc_unit_tests --gtest_filter="$f"
+    step racecheck 280 compute-sanitizer --tool racecheck --error-exitcode 9 bc_unit_tests --gtest_filter="$f"
     ;;
   quick)
     step gpu_bench 60 gpu_bench --quick --json "$R/gpu_aes.json"

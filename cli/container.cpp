@@ -114,10 +114,12 @@ void build_header(Session& s) {
     h.insert(h.end(), kdf.begin(), kdf.end());
 }
 
-void make_nonce(const Session& s, uint64_t index, bool last, uint8_t* nonce) {
+// code: what more than 2^32 segments means (encrypting: a usage error, fixed by
+// a larger segment; decrypting: no valid file has them).
+void make_nonce(const Session& s, uint64_t index, bool last, uint8_t* nonce, int code) {
     if (index > 0xffffffffull)
-        fail(kExitUsage, fmt::format("more than 2^32 segments: use a larger --segment-size (now {})",
-                                     s.segment_size));
+        fail(code, fmt::format("more than 2^32 segments of {} bytes{}", s.segment_size,
+                               code == kExitUsage ? ": use a larger --segment-size" : ": not a valid file"));
     const size_t p = s.nonce_prefix.size();
     std::memcpy(nonce, s.nonce_prefix.data(), p);
     put_be32(nonce + p, static_cast<uint32_t>(index));
@@ -270,7 +272,7 @@ ContainerSummary encrypt_container(const ContainerOptions& opt, const std::strin
 
     const SegmentFn seal = [&s](Segment& seg) {
         uint8_t nonce[32];
-        make_nonce(s, seg.index, seg.last, nonce);
+        make_nonce(s, seg.index, seg.last, nonce, kExitUsage);
         size_t out_len = 0;
         check(bc_aead_seal(s.key.key, nonce, s.alg->nonce_size, s.header.data(), s.header.size(), seg.in,
                            seg.in_len, seg.out, seg.out_cap, &out_len, kTagSize, nullptr),
@@ -349,7 +351,7 @@ ContainerSummary decrypt_container(const ContainerOptions& opt, const std::strin
             fail(kExitAuth, fmt::format("segment {} is truncated ({} bytes, under one tag)", seg.index,
                                         seg.in_len));
         uint8_t nonce[32];
-        make_nonce(s, seg.index, seg.last, nonce);
+        make_nonce(s, seg.index, seg.last, nonce, kExitAuth);
         size_t out_len = 0;
         const bc_status st = bc_aead_open(s.key.key, nonce, s.alg->nonce_size, s.header.data(),
                                           s.header.size(), seg.in, seg.in_len, seg.out, seg.out_cap,

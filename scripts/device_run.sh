@@ -55,6 +55,25 @@ for phase in "$@"; do
     step cpu_bench_gcm 120 cpu_bench --alg aes-256-gcm --json "$R/cpu_aes-256-gcm.json"
     step cpu_bench_ctr 120 cpu_bench --alg aes-128-ctr --json "$R/cpu_aes-128-ctr.json"
     ;;
+  variants)  # every AES kernel variant in one table (bench/gpu_bench.cu --variants)
+    step gpu_bench_variants 150 gpu_bench --variants --json "$R/gpu_aes_variants.json"
+    ;;
+  racecheck-gcm)
+    step racecheck_gcm 120 compute-sanitizer --tool racecheck --error-exitcode 9 bc_unit_tests \
+      --gtest_filter='CudaAes.GcmChunk*:StreamCuda.ChaChaPoly*'
+    ;;
+  suite)  # bench/run_all.sh over the packed programs, laid out as a build folder
+    mkdir -p "$B/tree/bench" "$B/tree/cli"
+    for p in "$B"/bin/*; do
+      case $(basename "$p") in
+        bulkcrypt) ln -sf "$p" "$B/tree/cli/bulkcrypt" ;;
+        bc_*|openssl) ;;
+        *) ln -sf "$p" "$B/tree/bench/" ;;
+      esac
+    done
+    TAIL=60 step run_all "${SUITE_BUDGET:-330}" bench/run_all.sh --standard --build "$B/tree" \
+      --budget $(( ${SUITE_BUDGET:-330} - 20 )) "$R/suite"
+    ;;
   *) echo "unknown phase $phase" ;;
   esac
 done

@@ -300,15 +300,25 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
             uint8_t ctr[16];
             std::memcpy(ctr, op.iv, 16);
             add_be128(ctr, koff / 16);
-            EvpCtx c;
-            bool ok = c && EVP_CipherInit_ex2(c.get(), evp.ctr[si], key.raw.data(), ctr, 1, nullptr) == 1;
+            // A context keyed once per key; only the counter block is set per piece.
+            EVP_CIPHER_CTX* c = k.keyed_pool.acquire();
+            if (!c && (c = EVP_CIPHER_CTX_new()) != nullptr &&
+                EVP_CipherInit_ex2(c, evp.ctr[si], key.raw.data(), nullptr, 1, nullptr) != 1) {
+                EVP_CIPHER_CTX_free(c);
+                c = nullptr;
+            }
+            bool ok = c && EVP_CipherInit_ex2(c, nullptr, nullptr, ctr, 1, nullptr) == 1;
             if (ok && koff % 16) {  // advance inside the first block
                 uint8_t skip[16] = {0};
-                ok = evp_update(c.get(), skip, skip, koff % 16);
+                ok = evp_update(c, skip, skip, koff % 16);
                 secure_wipe(skip, sizeof skip);
             }
-            ok = ok && evp_update(c.get(), op.out + off, op.in + off, len);
-            if (!ok) return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CTR failed"));
+            ok = ok && evp_update(c, op.out + off, op.in + off, len);
+            if (!ok) {
+                EVP_CIPHER_CTX_free(c);
+                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CTR failed"));
+            }
+            k.keyed_pool.release(c);
             return Status::ok();
         });
     }
@@ -405,32 +415,61 @@ Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
     return Status::ok();
 }
 
-Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Dir dir, const uint8_t* nonce,
-                            size_t nonce_len, const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out,
-                            size_t len, uint8_t* tag, size_t tag_len) {
-    EvpCtx c;
+EvpKeyedPool::~EvpKeyedPool() {
+    for (EVP_CIPHER_CTX* c : free_) EVP_CIPHER_CTX_free(c);  // cleanses the key schedule
+}
+
+EVP_CIPHER_CTX* EvpKeyedPool::acquire() {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (free_.empty()) return nullptr;
+    EVP_CIPHER_CTX* c = free_.back();
+    free_.pop_back();
+    return c;
+}
+
+void EvpKeyedPool::release(EVP_CIPHER_CTX* c) {
+    std::lock_guard<std::mutex> lk(mu_);
+    free_.push_back(c);
+}
+
+Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, EvpKeyedPool& pool, Dir dir,
+                            const uint8_t* nonce, size_t nonce_len, const uint8_t* aad, size_t aad_len,
+                            const uint8_t* in, uint8_t* out, size_t len, uint8_t* tag, size_t tag_len) {
+    EVP_CIPHER_CTX* c = pool.acquire();
+    if (!c) {  // first use on this many threads at once: key a new context
+        c = EVP_CIPHER_CTX_new();
+        if (!c || EVP_CipherInit_ex2(c, cipher, key.raw.data(), nullptr, 1, nullptr) != 1) {
+            EVP_CIPHER_CTX_free(c);
+            return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD set-up failed"));
+        }
+    }
     const int enc = dir == Dir::Encrypt;
     int outl = 0;
     uint8_t full[16];
-    bool ok = c && EVP_CipherInit_ex2(c.get(), cipher, nullptr, nullptr, enc, nullptr) == 1 &&
-              EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce_len), nullptr) == 1 &&
-              EVP_CipherInit_ex2(c.get(), nullptr, key.raw.data(), nonce, enc, nullptr) == 1 &&
-              (aad_len == 0 || evp_update(c.get(), nullptr, aad, aad_len)) && evp_update(c.get(), out, in, len);
-    if (!ok) return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
-    if (enc) {
-        if (EVP_CipherFinal_ex(c.get(), full, &outl) != 1 ||
-            EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1)
-            return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
-        return Status::ok();
+    // Only the IV changes per message; the key schedule stays in the context.
+    bool ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce_len), nullptr) == 1 &&
+              EVP_CipherInit_ex2(c, nullptr, nullptr, nonce, enc, nullptr) == 1 &&
+              (aad_len == 0 || evp_update(c, nullptr, aad, aad_len)) && evp_update(c, out, in, len);
+    Status s;
+    if (!ok) {
+        s = Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
+    } else if (enc) {
+        if (EVP_CipherFinal_ex(c, full, &outl) != 1 || EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_GET_TAG, 16, tag) != 1)
+            s = Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
+    } else {
+        std::memcpy(full, tag, tag_len);
+        if (EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_len), full) != 1) {
+            s = Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
+        } else if (EVP_CipherFinal_ex(c, full, &outl) != 1) {
+            ERR_clear_error();
+            s = Status(BC_ERR_AUTH_FAILED, "the tag does not match: message rejected");
+        }
     }
-    std::memcpy(full, tag, tag_len);
-    if (EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_AEAD_SET_TAG, static_cast<int>(tag_len), full) != 1)
-        return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AEAD failed"));
-    if (EVP_CipherFinal_ex(c.get(), full, &outl) != 1) {
-        ERR_clear_error();
-        return Status(BC_ERR_AUTH_FAILED, "the tag does not match: message rejected");
-    }
-    return Status::ok();
+    secure_wipe(full, sizeof full);
+    // A context in an unknown state is not reused.
+    if (s.is_ok() || s.code == BC_ERR_AUTH_FAILED) pool.release(c);
+    else EVP_CIPHER_CTX_free(c);
+    return s;
 }
 
 }  // namespace bc

@@ -4,6 +4,9 @@
 
 #include <openssl/evp.h>
 
+#include <mutex>
+#include <vector>
+
 #include "backends/backend.h"
 #include "cores/aes/aes.h"
 #include "modes/gcm/ghash.h"
@@ -11,8 +14,31 @@
 
 namespace bc {
 
+// libcrypto contexts already keyed with one key, reused across calls: keying a
+// fresh context (allocation, key schedule, GHASH table) costs more than sealing
+// a 4 KiB message. Contexts are freed, and so wiped, with the key.
+class EvpKeyedPool {
+public:
+    EvpKeyedPool() = default;
+    EvpKeyedPool(const EvpKeyedPool&) = delete;
+    EvpKeyedPool& operator=(const EvpKeyedPool&) = delete;
+    ~EvpKeyedPool();
+    EVP_CIPHER_CTX* acquire();            // a keyed context, or nullptr when none is free
+    void release(EVP_CIPHER_CTX* c);      // back to the pool, still keyed
+
+private:
+    std::mutex mu_;
+    std::vector<EVP_CIPHER_CTX*> free_;
+};
+
+// What every CPU key carries: contexts keyed for encryption, for the modes whose
+// cipher runs forward in both directions (CTR, GCM, ChaCha20-Poly1305).
+struct CpuKeyBase : BackendKey {
+    mutable EvpKeyedPool keyed_pool;
+};
+
 // Everything the CPU backend derives from an AES key, once.
-struct CpuAesKey : BackendKey {
+struct CpuAesKey : CpuKeyBase {
     const Algorithm* alg = nullptr;
     size_t half = 0;                 // XTS: bytes per key; else the key length
     AesKeySchedule k1{}, k2{};       // portable schedules (k2: XTS tweak key)
@@ -49,7 +75,8 @@ Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
 
 // A whole AEAD message through libcrypto (AES-GCM, ChaCha20-Poly1305): the
 // small-message path. Decrypt checks tag[0..tag_len) itself.
-Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Dir dir, const uint8_t* nonce,
+Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, EvpKeyedPool& pool, Dir dir,
+                            const uint8_t* nonce,
                             size_t nonce_len, const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out,
                             size_t len, uint8_t* tag, size_t tag_len);
 

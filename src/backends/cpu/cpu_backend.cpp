@@ -33,7 +33,7 @@ std::string cpu_model() {
 }
 
 // Keys of algorithms whose CPU code works from the raw key bytes alone.
-struct RawKey : BackendKey {};
+struct RawKey : CpuKeyBase {};
 
 class CpuBackend final : public Backend {
 public:
@@ -95,7 +95,7 @@ public:
         return Status(BC_ERR_NOT_SUPPORTED, std::string(key.alg->name) + " is not available on the CPU backend");
     }
 
-    Status aead_oneshot(const KeyMaterial& key, const BackendKey&, Dir dir, const uint8_t* nonce, size_t nonce_len,
+    Status aead_oneshot(const KeyMaterial& key, const BackendKey& bkey, Dir dir, const uint8_t* nonce, size_t nonce_len,
                         const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out, size_t len,
                         uint8_t* tag, size_t tag_len, bc_memory memory) override {
         // Whole messages go straight to libcrypto when splitting would not pay:
@@ -110,7 +110,8 @@ public:
             cipher = evp_.chacha20_poly1305;
         }
         if (!cipher) return Status(BC_ERR_NOT_SUPPORTED);
-        return cpu_evp_aead_oneshot(cipher, key, dir, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
+        auto& pool = static_cast<const CpuKeyBase&>(bkey).keyed_pool;
+        return cpu_evp_aead_oneshot(cipher, key, pool, dir, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
     }
 
     Status wipe(void* p, size_t n, bc_memory memory, void*) override {

@@ -35,8 +35,8 @@ nproc; date -u
 for phase in "$@"; do
   case $phase in
   tests)
-    step unit 200 bc_unit_tests --gtest_brief=1
-    TAIL=70 step conformance 240 bc_conformance --backends=cuda,opencl ${CONF_ARGS:---quick}
+    step unit 200 bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
+    TAIL=70 step conformance 240 bc_conformance --backends="${CONF_BACKENDS:-cuda,opencl}" ${CONF_ARGS:---quick}
     ;;
   sanitize)
     f=${SAN_FILTER:-'CudaAes*:StreamCuda*'}

@@ -13,8 +13,9 @@ mkdir -p "$R"
 [ -f "$B/.device-build.tar.xz" ] && tar -C "$B" -xJf "$B/.device-build.tar.xz"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$B/bin:$PATH
-# The binaries were built at /work/main and find the vector files there.
-mkdir -p /work && [ -e /work/main ] || ln -s "$root" /work/main
+# The binaries find the vector files under the folder they were built from.
+src=$(cat "$B/srcdir" 2>/dev/null || echo /work/main)
+[ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; }
 # NVIDIA's OpenCL is present but not registered on these machines.
 mkdir -p /etc/OpenCL/vendors && echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
 exec > >(tee -a "$O/log.txt") 2>&1

@@ -31,5 +31,7 @@ cp "$(command -v openssl)" "$dst/bin/openssl"
 # 64 MiB; scripts/device_run.sh unpacks them.
 tar -C "$dst" -cJf "$dst.tar.xz" bin lib
 rm -rf "$dst" && mkdir -p "$dst" && mv "$dst.tar.xz" "$dst/"
+# The source folder the binaries were built from: they find tests/vectors there.
+(cd "$build" && sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' CMakeCache.txt) > "$dst/srcdir"
 # Scripts and the vector files the conformance suite reads live in the tree itself.
 du -sh "$dst"

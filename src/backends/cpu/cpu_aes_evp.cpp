@@ -7,6 +7,7 @@
 #include <climits>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "modes/aes_modes.h"
@@ -416,20 +417,27 @@ Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
 }
 
 EvpKeyedPool::~EvpKeyedPool() {
-    for (EVP_CIPHER_CTX* c : free_) EVP_CIPHER_CTX_free(c);  // cleanses the key schedule
+    for (Shard& sh : shards_)
+        for (EVP_CIPHER_CTX* c : sh.free) EVP_CIPHER_CTX_free(c);  // cleanses the key schedule
+}
+
+EvpKeyedPool::Shard& EvpKeyedPool::shard() {
+    return shards_[std::hash<std::thread::id>{}(std::this_thread::get_id()) % kShards];
 }
 
 EVP_CIPHER_CTX* EvpKeyedPool::acquire() {
-    std::lock_guard<std::mutex> lk(mu_);
-    if (free_.empty()) return nullptr;
-    EVP_CIPHER_CTX* c = free_.back();
-    free_.pop_back();
+    Shard& sh = shard();
+    std::lock_guard<std::mutex> lk(sh.mu);
+    if (sh.free.empty()) return nullptr;
+    EVP_CIPHER_CTX* c = sh.free.back();
+    sh.free.pop_back();
     return c;
 }
 
 void EvpKeyedPool::release(EVP_CIPHER_CTX* c) {
-    std::lock_guard<std::mutex> lk(mu_);
-    free_.push_back(c);
+    Shard& sh = shard();
+    std::lock_guard<std::mutex> lk(sh.mu);
+    sh.free.push_back(c);
 }
 
 Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, EvpKeyedPool& pool, Dir dir,

@@ -27,8 +27,14 @@ public:
     void release(EVP_CIPHER_CTX* c);      // back to the pool, still keyed
 
 private:
-    std::mutex mu_;
-    std::vector<EVP_CIPHER_CTX*> free_;
+    // Sharded by calling thread, so many threads on one key rarely share a lock.
+    static constexpr size_t kShards = 16;
+    struct alignas(64) Shard {
+        std::mutex mu;
+        std::vector<EVP_CIPHER_CTX*> free;
+    };
+    Shard& shard();
+    Shard shards_[kShards];
 };
 
 // What every CPU key carries: contexts keyed for encryption, for the modes whose

@@ -23,7 +23,10 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS); status=$$?; \
+		echo "== why tests were skipped (from the tests' own output):"; \
+		grep -h "^ *skipped: " Testing/Temporary/LastTest.log | sed 's/^ *//' | sort | uniq -c | sort -rn; \
+		exit $$status
 
 demo: build
 	@./scripts/demo.sh $(BUILD)

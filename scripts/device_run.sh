@@ -56,6 +56,18 @@ for phase in "$@"; do
     step cpu_bench_gcm 120 cpu_bench --alg aes-256-gcm --json "$R/cpu_aes-256-gcm.json"
     step cpu_bench_ctr 120 cpu_bench --alg aes-128-ctr --json "$R/cpu_aes-128-ctr.json"
     ;;
+  cpu)  # the CPU backend beside openssl speed -multi, same run
+    step cpu_bench_gcm 60 cpu_bench --alg aes-256-gcm --json "$R/cpu_aes-256-gcm.json"
+    step cpu_bench_ctr 60 cpu_bench --alg aes-128-ctr --json "$R/cpu_aes-128-ctr.json"
+    ;;
+  file)  # issue 6: a 16 GiB file through the container against the engine's rate
+    dd if=/dev/urandom of=/tmp/bc16m bs=16M count=1 status=none
+    for i in $(seq 1024); do cat /tmp/bc16m; done > /tmp/bc16g
+    for d in ${FILE_DEVICES:-cuda:0 hybrid}; do
+      step "file_bench_${d/:/}" 150 bulkcrypt bench -a aes-256-gcm --device "$d" --size 1G --file /tmp/bc16g --json
+    done
+    rm -f /tmp/bc16g /tmp/bc16m
+    ;;
   variants)  # every AES kernel variant in one table (bench/gpu_bench.cu --variants)
     step gpu_bench_variants 150 gpu_bench --variants --json "$R/gpu_aes_variants.json"
     ;;

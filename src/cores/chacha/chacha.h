@@ -19,6 +19,7 @@
 #ifndef BC_CORES_CHACHA_H
 #define BC_CORES_CHACHA_H
 
+#include "cores/arx/arx_state.h"
 #include "dialect/bc_dialect.h"
 
 #define BC_CHACHA_LAYOUT_IETF 0 /* 32-bit counter in word 12 */
@@ -97,27 +98,9 @@ BC_FN void bc_chacha_add_counter(bc_u32 st[16], int layout, bc_u64 blocks) {
 
 /* out = ChaCha_rounds(in) + in, word by word. */
 BC_FN void bc_chacha_block(const bc_u32 in[16], bc_u32 out[16], int rounds) {
-    bc_u32 x0 = in[0], x1 = in[1], x2 = in[2], x3 = in[3];
-    bc_u32 x4 = in[4], x5 = in[5], x6 = in[6], x7 = in[7];
-    bc_u32 x8 = in[8], x9 = in[9], x10 = in[10], x11 = in[11];
-    bc_u32 x12 = in[12], x13 = in[13], x14 = in[14], x15 = in[15];
+    BC_ARX_LOAD16(in);
     BC_CHACHA_ROUNDS_BODY(rounds)
-    out[0] = x0 + in[0];
-    out[1] = x1 + in[1];
-    out[2] = x2 + in[2];
-    out[3] = x3 + in[3];
-    out[4] = x4 + in[4];
-    out[5] = x5 + in[5];
-    out[6] = x6 + in[6];
-    out[7] = x7 + in[7];
-    out[8] = x8 + in[8];
-    out[9] = x9 + in[9];
-    out[10] = x10 + in[10];
-    out[11] = x11 + in[11];
-    out[12] = x12 + in[12];
-    out[13] = x13 + in[13];
-    out[14] = x14 + in[14];
-    out[15] = x15 + in[15];
+    BC_ARX_FEEDFORWARD16(out, in);
 }
 
 /* HChaCha20 (draft-irtf-cfrg-xchacha): 20 rounds over key and a 16-byte nonce
@@ -127,10 +110,7 @@ BC_FN void bc_hchacha20(const bc_u8 *key32, const bc_u8 *nonce16, bc_u8 *subkey3
     bc_u32 st[16];
     bc_chacha_set_key(st, key32, 32);
     bc_chacha_set_words12(st, nonce16);
-    bc_u32 x0 = st[0], x1 = st[1], x2 = st[2], x3 = st[3];
-    bc_u32 x4 = st[4], x5 = st[5], x6 = st[6], x7 = st[7];
-    bc_u32 x8 = st[8], x9 = st[9], x10 = st[10], x11 = st[11];
-    bc_u32 x12 = st[12], x13 = st[13], x14 = st[14], x15 = st[15];
+    BC_ARX_LOAD16(st);
     BC_CHACHA_ROUNDS_BODY(20)
     bc_store_le32(subkey32 + 0, x0);
     bc_store_le32(subkey32 + 4, x1);

@@ -2,7 +2,12 @@
 // already in GPU memory (out of place: reads plaintext, writes ciphertext),
 // beside the device-to-device copy roof measured in the same run.
 //
-//   gpu_bench [--quick] [--size MIB] [--runs N] [--device N] [--json PATH]
+//   gpu_bench [--quick] [--variants] [--size MIB] [--runs N] [--device N] [--json PATH]
+//
+// --variants: the bitsliced core once per variant of cuda_kernels.h
+// (kAesBsVariants: "plain", "fk", "fk-cs"), each row with its kernel's registers and
+// local-memory (spill) bytes and the variant's predicted rate (bench/NOTES.md);
+// without it, the default variant (aes_bs_variant()) and the table variant.
 //
 // Each figure: warm-up call, then the median of N timed calls (CUDA events on
 // the call's stream; each call is one backend call as a user would make it).
@@ -18,6 +23,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cuda/cuda_kernels.h"
 #include "engine/algorithms.h"
 
 namespace {
@@ -25,6 +31,7 @@ namespace {
 struct Result {
     std::string alg, variant, note;
     double gbs = 0, predicted = 0;
+    int regs = -1, local = -1;
     bool ok = false;
     std::string error;
 };
@@ -74,17 +81,18 @@ int main(int argc, char** argv) {
     size_t mib = 1024;
     int runs = 7, device = 0;
     std::string json;
-    bool quick = false;
+    bool quick = false, variants = false;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--quick") quick = true;
+        else if (a == "--variants") variants = true;
         else if (a == "--size" && i + 1 < argc) mib = std::strtoull(argv[++i], nullptr, 10);
         else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
         else if (a == "--device" && i + 1 < argc) device = std::atoi(argv[++i]);
         else if (a == "--json" && i + 1 < argc) json = argv[++i];
         else if (a.size() > 5 && a.substr(a.size() - 5) == ".json") json = a;
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--size MIB] [--runs N] [--device N] [--json PATH]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--quick] [--variants] [--size MIB] [--runs N] [--device N] [--json PATH]\n", argv[0]);
             return 1;
         }
     }
@@ -131,16 +139,36 @@ int main(int argc, char** argv) {
         const char* alg;
         bool decrypt;
         uint64_t unit;
-        double pred_bs, pred_tab;  // predicted GB/s on an H100 (bench/NOTES.md)
+        const char* kernel;        // aes_kernel_resources name
+        double pred_bs[bc::cuda::kAesBsVariants], pred_tab;  // predicted GB/s on an H100 (bench/NOTES.md)
     };
     const Case cases[] = {
-        {"aes-128-ctr", false, 0, 440, 300},    {"aes-256-ctr", false, 0, 330, 220},
-        {"aes-128-ecb", false, 0, 450, 300},    {"aes-128-cbc", true, 0, 320, 250},
-        {"aes-128-xts", false, 4096, 420, 280}, {"aes-256-gcm", false, 0, 205, 170},
+                // plain = measured 2026-11 (H100, 64 MiB); fk, fk-cs and GHASH "planes": bench/NOTES.md
+        {"aes-128-ctr", false, 0, "ctr", {225, 229, 240}, 219},    {"aes-256-ctr", false, 0, "ctr", {198, 201, 209}, 197},
+        {"aes-128-ecb", false, 0, "ecb", {242, 246, 246}, 219},    {"aes-128-cbc", true, 0, "cbc-dec", {114, 114, 114}, 129},
+        {"aes-128-xts", false, 4096, "xts", {135, 137, 137}, 120}, {"aes-256-gcm", false, 0, "ctr32", {130, 132, 135}, 130},
     };
+    // what to run: impl (0 bitsliced, 1 table), bitsliced variant, GHASH variant, GCM rows only
+    struct Run {
+        int impl, bs, ghash;
+        bool gcm_only;
+    };
+    std::vector<Run> runs_of;
+    const int bs_default = bc::cuda::aes_bs_variant(), gh_default = bc::cuda::ghash_variant();
+    if (variants) {
+        for (int v = 0; v < bc::cuda::kAesBsVariants; ++v) runs_of.push_back({0, v, gh_default, false});
+        for (int g = 0; g < bc::cuda::kGhashVariants; ++g)
+            if (g != gh_default) runs_of.push_back({0, bs_default, g, true});
+    } else {
+        runs_of.push_back({0, bs_default, gh_default, false});
+    }
+    runs_of.push_back({1, -1, gh_default, false});
     std::vector<Result> results;
     const uint8_t iv[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 0, 0, 0, 1};
-    for (int variant = 0; variant < 2; ++variant) {
+    for (const auto& rv : runs_of) {
+        const int variant = rv.impl;
+        if (variant == 0) bc::cuda::set_aes_bs_variant(rv.bs);
+        bc::cuda::set_ghash_variant(rv.ghash);
         bc::ContextOptions opt;
         opt.aes_table = variant == 1;
         std::unique_ptr<bc::Backend> be;
@@ -150,10 +178,17 @@ int main(int argc, char** argv) {
             return 1;
         }
         for (const auto& c : cases) {
+            if (rv.gcm_only && std::strstr(c.alg, "gcm") == nullptr) continue;
             Result r;
             r.alg = c.alg;
-            r.variant = variant ? "table" : "bitsliced";
-            r.predicted = variant ? c.pred_tab : c.pred_bs;
+            r.variant = variant ? std::string("table")
+                        : variants ? std::string("bitsliced/") + bc::cuda::aes_bs_variant_name(rv.bs)
+                                   : std::string("bitsliced");
+            r.predicted = variant ? c.pred_tab : c.pred_bs[rv.bs];
+            if (std::strstr(c.alg, "gcm") && rv.ghash == 0) r.predicted = variant ? 111 : 114;  // old GHASH layout
+            if (bc::cuda::aes_kernel_resources(c.kernel, variant ? bc::cuda::AesImpl::Table : bc::cuda::AesImpl::Bitsliced,
+                                               &r.regs, &r.local) != cudaSuccess)
+                r.regs = r.local = -1;
             bc::KeyMaterial km;
             km.alg = bc::find_algorithm(c.alg);
             if (!km.alg) {
@@ -172,7 +207,7 @@ int main(int argc, char** argv) {
                 continue;
             }
             if (km.alg->mode == bc::Mode::GCM) {
-                r.note = "CTR32 + GHASH, encrypt";
+                r.note = std::string("CTR32 + GHASH (") + bc::cuda::ghash_variant_name(bc::cuda::ghash_variant()) + "), encrypt";
                 r.gbs = median_gbs(
                     [&]() {
                         bc::AeadChunkOp op;
@@ -214,16 +249,16 @@ int main(int argc, char** argv) {
     std::printf("\n## bulkcrypt GPU AES, data in GPU memory (out of place)\n\n");
     std::printf("device: %s (sm_%d%d, %d SMs), payload %zu MiB, median of %d runs after warm-up\n\n", prop.name,
                 prop.major, prop.minor, prop.multiProcessorCount, mib, runs);
-    std::printf("| algorithm | variant | GB/s | predicted GB/s | %% of copy roof | note |\n");
-    std::printf("| --- | --- | ---: | ---: | ---: | --- |\n");
-    std::printf("| device copy (roof) | - | %.1f | 1510 | 100 | cudaMemcpy D2D, payload bytes |\n", roof);
+    std::printf("| algorithm | variant | GB/s | predicted GB/s | %% of copy roof | regs | local B | note |\n");
+    std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    std::printf("| device copy (roof) | - | %.1f | 1510 | 100 | - | - | cudaMemcpy D2D, payload bytes |\n", roof);
     for (const auto& r : results) {
         if (r.ok)
-            std::printf("| %s | %s | %.1f | %.0f | %.1f | %s |\n", r.alg.c_str(), r.variant.c_str(), r.gbs, r.predicted,
-                        100.0 * r.gbs / roof, r.note.c_str());
+            std::printf("| %s | %s | %.1f | %.0f | %.1f | %d | %d | %s |\n", r.alg.c_str(), r.variant.c_str(), r.gbs,
+                        r.predicted, 100.0 * r.gbs / roof, r.regs, r.local, r.note.c_str());
         else
-            std::printf("| %s | %s | error | %.0f | - | %s |\n", r.alg.c_str(), r.variant.c_str(), r.predicted,
-                        r.error.c_str());
+            std::printf("| %s | %s | error | %.0f | - | %d | %d | %s |\n", r.alg.c_str(), r.variant.c_str(), r.predicted,
+                        r.regs, r.local, r.error.c_str());
     }
     if (!json.empty()) {
         FILE* f = std::fopen(json.c_str(), "w");
@@ -238,8 +273,8 @@ int main(int argc, char** argv) {
             const auto& r = results[i];
             std::fprintf(f,
                          "    {\"algorithm\": \"%s\", \"variant\": \"%s\", \"gbs\": %.3f, \"predicted_gbs\": %.0f, "
-                         "\"ok\": %s, \"note\": \"%s\", \"error\": \"%s\"}%s\n",
-                         r.alg.c_str(), r.variant.c_str(), r.gbs, r.predicted, r.ok ? "true" : "false", r.note.c_str(),
+                         "\"regs\": %d, \"local_bytes\": %d, \"ok\": %s, \"note\": \"%s\", \"error\": \"%s\"}%s\n",
+                         r.alg.c_str(), r.variant.c_str(), r.gbs, r.predicted, r.regs, r.local, r.ok ? "true" : "false", r.note.c_str(),
                          r.error.c_str(), i + 1 < results.size() ? "," : "");
         }
         std::fprintf(f, "  ]\n}\n");

@@ -14,8 +14,14 @@
 #include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
 
+#include "cores/aes/aes.h"
+#include "dialect/bc_dialect.h"
+#include "cores/aes/aes_bitsliced.h"
+
 #if defined(BC_HAVE_CUDA)
 #include <cuda_runtime_api.h>
+
+#include "backends/cuda/cuda_kernels.h"
 #endif
 
 namespace {
@@ -107,13 +113,86 @@ Bytes run_cipher(Env& e, bc::CipherOp op, const Bytes& in, bool device, bool in_
 }
 #endif
 
+// Every kernel variant: the bitsliced core's run-time variants (cuda_kernels.h,
+// set_aes_bs_variant; bs < 0: the default) and the table variant.
 struct Variant {
     bool table;
     const char* name;
+    int bs;
 };
-const Variant kVariants[] = {{false, "bitsliced"}, {true, "table"}};
+const Variant kVariants[] = {
+    {false, "bitsliced/plain", 0}, {false, "bitsliced/fk", 1}, {false, "bitsliced/fk-cs", 2}, {true, "table", -1}};
+
+Env make_env(const char* alg, const Variant& v, std::mt19937& rng) {
+#if defined(BC_HAVE_CUDA)
+    bc::cuda::set_aes_bs_variant(v.bs);
+#endif
+    return make_env(alg, bool(v.table), rng);
+}
 // sizes in blocks around the kernels' tile (1024 blocks) and thread (32) edges
 const size_t kBlocks[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, 70001};
+
+// The folded-key encryption core (variant "fk") against the plain core, on the
+// host: no device needed.
+TEST(CudaAesCore, FoldedMasksMatchPlainCore) {
+    std::mt19937 rng(11);
+    for (size_t kl : {16u, 24u, 32u})
+        for (int it = 0; it < 8; ++it) {
+            Bytes key = random_bytes(kl, rng), pt = random_bytes(512, rng), want(512), got(512);
+            bc::AesKeySchedule ks;
+            ASSERT_TRUE(bc::aes_expand_key(key.data(), kl, &ks));
+            std::vector<uint32_t> fk(15 * 128);
+            bc_aes_bs_fold_masks(ks.bs, ks.rounds, fk.data());
+            uint32_t s[128], t[128];
+            bc_aes_bs_pack(s, pt.data(), 32);
+            std::memcpy(t, s, sizeof s);
+            bc_aes_bs_encrypt(s, ks.bs, ks.rounds);
+            bc_aes_bs_unpack(s, want.data(), 32);
+            bc_aes_bs_encrypt_fk(t, fk.data(), ks.rounds);
+            bc_aes_bs_unpack(t, got.data(), 32);
+            ASSERT_EQ(want, got) << "key bytes " << kl << " it " << it;
+            Bytes ref(512);
+            bc::aes_encrypt_blocks(ks, pt.data(), ref.data(), 32);
+            ASSERT_EQ(ref, got);
+        }
+}
+
+// Counters built straight in bitsliced form (variant "fk-cs") against packing
+// and slicing the same counter blocks, with carries through every word.
+TEST(CudaAesCore, CtrSliceMatchesPackedCounters) {
+    std::mt19937 rng(12);
+    for (int it = 0; it < 3000; ++it)
+        for (int wrap = 0; wrap < 2; ++wrap) {
+            uint32_t a[4];
+            for (auto& x : a) x = static_cast<uint32_t>(rng());
+            if (it % 3 == 0) a[0] |= 0xfffffc00u;
+            if (it % 5 == 0) a[1] = 0xffffffffu;
+            if (it % 7 == 0) a[2] = a[3] = 0xffffffffu;
+            if (it % 11 == 0) a[0] &= ~0x3e0u;
+            Bytes blk(512);
+            for (int j = 0; j < 32; ++j) {
+                uint32_t v[4] = {a[0], a[1], a[2], a[3]};
+                if (wrap) {
+                    v[0] += 32u * j;
+                } else {
+                    uint64_t c = 32u * j;
+                    for (int k = 0; k < 4; ++k) {
+                        const uint64_t t = uint64_t(v[k]) + c;
+                        v[k] = uint32_t(t);
+                        c = t >> 32;
+                    }
+                }
+                for (int q = 0; q < 16; ++q) {
+                    const int i = 8 * (15 - q);
+                    blk[16 * j + q] = uint8_t(v[i >> 5] >> (i & 31));
+                }
+            }
+            uint32_t want[128], got[128];
+            bc_aes_bs_pack(want, blk.data(), 32);
+            bc_aes_bs_ctr_slice(got, a, wrap);
+            ASSERT_EQ(0, std::memcmp(want, got, sizeof want)) << "it " << it << " wrap " << wrap;
+        }
+}
 
 TEST(CudaAes, NoDeviceIsAStatusNotACrash) {
     if (have_cuda_device()) {
@@ -136,7 +215,7 @@ TEST(CudaAes, EcbMatchesHostCore) {
     std::mt19937 rng(1);
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-ecb", "aes-192-ecb", "aes-256-ecb"}) {
-            Env e = make_env(alg, v.table, rng);
+            Env e = make_env(alg, v, rng);
             for (size_t nb : kBlocks)
                 for (int mem = 0; mem < 4; ++mem) {
                     Bytes pt = random_bytes(16 * nb, rng), want(pt.size());
@@ -157,7 +236,7 @@ TEST(CudaAes, CtrMatchesHostCoreAtAnyOffset) {
     std::mt19937 rng(2);
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-ctr", "aes-256-ctr"}) {
-            Env e = make_env(alg, v.table, rng);
+            Env e = make_env(alg, v, rng);
             for (size_t nb : kBlocks)
                 for (int mem = 0; mem < 4; ++mem) {
                     size_t len = 16 * nb + rng() % 16;
@@ -181,7 +260,7 @@ TEST(CudaAes, CbcMatchesHostCore) {
     std::mt19937 rng(3);
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-cbc", "aes-256-cbc"}) {
-            Env e = make_env(alg, v.table, rng);
+            Env e = make_env(alg, v, rng);
             for (size_t nb : kBlocks)
                 for (int mem = 0; mem < 4; ++mem) {
                     Bytes pt = random_bytes(16 * nb, rng), ct(pt.size()), iv = random_bytes(16, rng);
@@ -210,7 +289,7 @@ TEST(CudaAes, XtsManyUnitsAndStealing) {
                             {512 * 1000 + 48, 512}};
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-xts", "aes-256-xts"}) {
-            Env e = make_env(alg, v.table, rng);
+            Env e = make_env(alg, v, rng);
             for (const auto& sh : shapes)
                 for (int mem = 0; mem < 4; ++mem) {
                     Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
@@ -242,13 +321,15 @@ TEST(CudaAes, GcmChunkAndMacMatchHost) {
     const size_t lens[] = {1, 15, 16, 17, 255, 4096, 16 * 8192, 16 * 8192 + 7, 16 * 8192 * 3 + 1, 5 << 20};
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-gcm", "aes-256-gcm"}) {
-            Env e = make_env(alg, v.table, rng);
+            Env e = make_env(alg, v, rng);
             uint8_t zero[16] = {0}, hb[16];
             bc::aes_encrypt_blocks(e.k1, zero, hb, 1);
             const bc_gf128 h = bc_gf128_load(hb);
             for (size_t len : lens)
                 for (int mem = 0; mem < 2; ++mem)
                     for (int dir = 0; dir < 2; ++dir) {
+                        // both GHASH table layouts (cuda_kernels.h), each with both memories and directions
+                        bc::cuda::set_ghash_variant(mem ^ dir);
                         Bytes in = random_bytes(len, rng), want(len), ctr = random_bytes(16, rng);
                         if (len % 2) std::memset(ctr.data() + 12, 0xff, 4);  // inc32 wraps
                         bc::aes_ctr32(e.k1, ctr.data(), in.data(), want.data(), len);
@@ -286,9 +367,12 @@ TEST(CudaAes, GcmChunkAndMacMatchHost) {
                         ASSERT_TRUE(s.is_ok()) << s.detail;
                         uint8_t want_mac[16];
                         bc_gf128_store(want_mac, bc::ghash_partial(h, in.data(), len));
-                        ASSERT_EQ(0, std::memcmp(want_mac, m.partial, 16)) << "mac len=" << len;
+                        ASSERT_EQ(0, std::memcmp(want_mac, m.partial, 16))
+                            << "mac len=" << len << " ghash " << bc::cuda::ghash_variant_name(mem ^ dir);
                     }
         }
+    bc::cuda::set_ghash_variant(-1);
+    bc::cuda::set_aes_bs_variant(-1);
 }
 
 TEST(CudaAes, BadDevicePointerIsAStatusAndContextStaysUsable) {

@@ -14,6 +14,11 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
 #include "cores/aes/aes_bitsliced.h"
 #include "cores/aes/aes_table.h"
 
@@ -40,14 +45,33 @@ template <bool kDecrypt>
 struct Cipher<false, kDecrypt> {
     const uint32_t* rk;
     int rounds;
-    __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables&) : rk(sm), rounds(k.rounds) {
-        for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+    bool folded;     // encryption with folded masks (variants 1, 2: bc_aes_bs_encrypt_fk)
+    bool ctr_slice;  // CTR: counters straight into the sliced state (variant 2)
+    __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables&)
+        : rk(sm), rounds(k.rounds), folded(!kDecrypt && k.bs_variant >= 1), ctr_slice(!kDecrypt && k.bs_variant == 2) {
+        if (folded) {
+            // one (round, column) per thread: byte-wise InvMixColumns, constant time
+            for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
+                bc_aes_bs_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
+        } else {
+            for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+        }
     }
     // s[32*w + j] = word w of block j, in and out
     __device__ __forceinline__ void run(uint32_t* s) const {
         bc_aes_bs_slice(s);
         if (kDecrypt)
             bc_aes_bs_decrypt(s, rk, rounds);
+        else if (folded)
+            bc_aes_bs_encrypt_fk(s, rk, rounds);
+        else
+            bc_aes_bs_encrypt(s, rk, rounds);
+        bc_aes_bs_unslice(s);
+    }
+    // s already bitsliced (bc_aes_bs_ctr_slice); encryption only
+    __device__ __forceinline__ void run_sliced(uint32_t* s) const {
+        if (folded)
+            bc_aes_bs_encrypt_fk(s, rk, rounds);
         else
             bc_aes_bs_encrypt(s, rk, rounds);
         bc_aes_bs_unslice(s);
@@ -178,6 +202,26 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
     for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
         uint32_t s[128];
         const uint64_t base = tile * kTile + lane;
+        bool sliced = false;
+        if constexpr (!kTable) {
+            if (c.ctr_slice) {
+                // block j: ctr0 + first + base + 32 j, built bitsliced (no transposition)
+                uint32_t a[4];
+                const uint64_t add = first + base;
+                if (kInc32) {
+                    a[0] = ctr0.w[3] + (uint32_t)add; a[1] = ctr0.w[2]; a[2] = ctr0.w[1]; a[3] = ctr0.w[0];
+                } else {
+                    const uint64_t lo = ((uint64_t)ctr0.w[2] << 32) | ctr0.w[3];
+                    const uint64_t nlo = lo + add;
+                    const uint64_t hi = (((uint64_t)ctr0.w[0] << 32) | ctr0.w[1]) + (nlo < lo ? 1u : 0u);
+                    a[0] = (uint32_t)nlo; a[1] = (uint32_t)(nlo >> 32); a[2] = (uint32_t)hi; a[3] = (uint32_t)(hi >> 32);
+                }
+                bc_aes_bs_ctr_slice(s, a, kInc32 ? 1 : 0);
+                c.run_sliced(s);
+                sliced = true;
+            }
+        }
+        if (!sliced) {
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
             const uint64_t add = first + base + 32 * j;
@@ -198,6 +242,7 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
             s[96 + j] = __byte_perm(w3, 0, 0x0123);
         }
         c.run(s);
+        }
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
             const int64_t pos = (int64_t)(16 * (base + 32 * j)) - (int64_t)shift;
@@ -372,16 +417,76 @@ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
 
 }  // namespace
 
+// ---------------------------------------------------------------- variants
+
+namespace {
+std::atomic<int> g_bs_variant{-2};  // -2: not decided yet; -1: default
+
+int default_bs_variant() {
+    static const int v = [] {
+        const char* e = std::getenv("BULKCRYPT_CUDA_AES_BS");
+        if (e) {
+            for (int i = 0; i < kAesBsVariants; ++i)
+                if (std::strcmp(e, aes_bs_variant_name(i)) == 0) return i;
+            if (e[0] >= '0' && e[0] < '0' + kAesBsVariants && e[1] == 0) return e[0] - '0';
+        }
+        return 2;
+    }();
+    return v;
+}
+
+DevAesKey with_variant(const DevAesKey& k) {
+    DevAesKey c = k;
+    c.bs_variant = aes_bs_variant();
+    return c;
+}
+}  // namespace
+
+void set_aes_bs_variant(int v) { g_bs_variant.store(v >= 0 && v < kAesBsVariants ? v : -1); }
+int aes_bs_variant() {
+    const int v = g_bs_variant.load();
+    return v >= 0 ? v : default_bs_variant();
+}
+const char* aes_bs_variant_name(int v) {
+    switch (v) {
+        case 0: return "plain";
+        case 1: return "fk";
+        case 2: return "fk-cs";
+        default: return "?";
+    }
+}
+
+cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes) {
+    const bool tab = impl == AesImpl::Table;
+    const void* f = nullptr;
+    const std::string w = what ? what : "";
+    if (w == "ecb") f = tab ? (const void*)k_ecb<true, false, true> : (const void*)k_ecb<false, false, true>;
+    else if (w == "ecb-dec") f = tab ? (const void*)k_ecb<true, true, true> : (const void*)k_ecb<false, true, true>;
+    else if (w == "ctr") f = tab ? (const void*)k_ctr<true, true, false> : (const void*)k_ctr<false, true, false>;
+    else if (w == "ctr32") f = tab ? (const void*)k_ctr<true, true, true> : (const void*)k_ctr<false, true, true>;
+    else if (w == "cbc-dec") f = tab ? (const void*)k_cbc_dec<true, true> : (const void*)k_cbc_dec<false, true>;
+    else if (w == "xts") f = tab ? (const void*)k_xts<true, false, true> : (const void*)k_xts<false, false, true>;
+    else if (w == "xts-dec") f = tab ? (const void*)k_xts<true, true, true> : (const void*)k_xts<false, true, true>;
+    if (!f) return cudaErrorInvalidValue;
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, f);
+    if (e != cudaSuccess) return e;
+    if (regs) *regs = a.numRegs;
+    if (local_bytes) *local_bytes = (int)a.localSizeBytes;
+    return cudaSuccess;
+}
+
 // Blocks resident per SM that the grids aim for (registers limit the bitsliced
 // kernels to about 2 blocks of 128 threads; the table kernels to a few more).
 static constexpr int kBlocksPerSm = 8;
 
 #define BC_SMEM(table, dec) (sizeof(uint32_t) * smem_words(table, dec))
 
-cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& k, const DevAesTables& t,
+cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& key, const DevAesTables& t,
                        const uint8_t* in, uint8_t* out, uint64_t nblocks, const LaunchShape& sh,
                        cudaStream_t s) {
     if (nblocks == 0) return cudaSuccess;
+    const DevAesKey k = with_variant(key);
     const bool fast = aligned16(in) && aligned16(out);
     const int grid = grid_for_tiles((nblocks + kTile - 1) / kTile, sh, kBlocksPerSm);
     const bool tab = impl == AesImpl::Table;
@@ -398,10 +503,11 @@ cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& k, const Dev
     return cudaGetLastError();
 }
 
-cudaError_t launch_ctr(AesImpl impl, const DevAesKey& k, const DevAesTables& t, const uint8_t ctr0[16],
+cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t, const uint8_t ctr0[16],
                        uint64_t first, unsigned shift, bool inc32, const uint8_t* in, uint8_t* out,
                        uint64_t len, const LaunchShape& sh, cudaStream_t s) {
     if (len == 0) return cudaSuccess;
+    const DevAesKey k = with_variant(key);
     Ctr c;
     for (int i = 0; i < 4; ++i) c.w[i] = bc_load_be32(ctr0 + 4 * i);
     const bool fast = shift == 0 && aligned16(in) && aligned16(out);
@@ -444,11 +550,12 @@ cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& k, const DevAesTab
     return cudaGetLastError();
 }
 
-cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& k1, const DevAesKey& k2,
+cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const DevAesKey& k2,
                        const DevAesTables& t, const uint8_t tweak0[16], const uint8_t* in, uint8_t* out,
                        uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks, uint64_t last_blocks,
                        void* tweaks, const uint32_t* alpha_tables, const LaunchShape& sh, cudaStream_t s) {
     if (nunits == 0) return cudaSuccess;
+    const DevAesKey k1 = with_variant(key1);
     uint4 tw = make_uint4(bc_load_le32(tweak0), bc_load_le32(tweak0 + 4), bc_load_le32(tweak0 + 8),
                           bc_load_le32(tweak0 + 12));
     uint8_t* tws = static_cast<uint8_t*>(tweaks);

@@ -18,6 +18,7 @@ struct DevAesKey {
     const uint32_t* le_enc = nullptr;  // table variant: enc schedule, little-endian column words
     const uint32_t* le_dec = nullptr;  // table variant: equivalent inverse cipher keys
     int rounds = 0;
+    int bs_variant = -1;               // set by the launchers (aes_bs_variant()); callers leave it
 };
 
 // Device copies of the table variant's tables, one copy each (te[256], td[256], isb[64]).
@@ -28,6 +29,26 @@ struct DevAesTables {
 };
 
 enum class AesImpl { Bitsliced, Table };
+
+// Variants of the bitsliced encryption core (bench/NOTES.md, "AES on the GPU"),
+// chosen at run time so that one benchmark run measures them all; every variant
+// gives the same ciphertext. Decryption has one core.
+//   0 "plain": AddRoundKey after MixColumns, masks as bc_aes_bs_expand_masks makes them;
+//   1 "fk": round keys folded into the S-box outputs (bc_aes_bs_encrypt_fk), 3-input
+//     MixColumns in place in a rotating layout (no ShiftRows, no register moves);
+//   2 "fk-cs" (default): fk, and CTR builds its counters straight in bitsliced form
+//     (bc_aes_bs_ctr_slice: no counter adds, byte swaps or input transposition).
+// The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the
+// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|0|1|2 (read once), else 2.
+constexpr int kAesBsVariants = 3;
+void set_aes_bs_variant(int v);
+int aes_bs_variant();
+const char* aes_bs_variant_name(int v);
+
+// Registers per thread and local-memory bytes (stack frame: spills) of the
+// aligned fast-path kernel for `what`: "ecb", "ecb-dec", "ctr", "ctr32",
+// "cbc-dec", "xts", "xts-dec". cudaErrorInvalidValue for an unknown name.
+cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes);
 
 struct LaunchShape {
     int sms = 132;          // multiprocessors of the device (grid sizing)
@@ -73,6 +94,15 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& k1, const De
 size_t ghash_table_bytes();
 // h: the 16 bytes of H = E_K(0^128). out: ghash_table_bytes() bytes of host memory.
 void ghash_build_tables(const uint8_t h[16], void* out);
+
+// Variants of the GHASH group kernel's window-table layout, chosen at run time:
+//   0 "uint4": one 16-byte entry per nibble value (LDS.128, bank conflicts on random nibbles);
+//   1 "planes" (default): two 8-byte planes (LDS.64, conflict free).
+// set_ghash_variant(v) (v < 0: default), else BULKCRYPT_CUDA_GHASH=uint4|planes|0|1 (read once), else 1.
+constexpr int kGhashVariants = 2;
+void set_ghash_variant(int v);
+int ghash_variant();
+const char* ghash_variant_name(int v);
 
 // R = sum_i X_i * H^(n-i) over the n = ceil(len/16) blocks of data (the last
 // zero-padded), written as 16 bytes (GCM byte order) to result_dev (device).

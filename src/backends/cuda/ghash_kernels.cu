@@ -17,6 +17,8 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
 
 #include "modes/gcm/ghash.h"
@@ -108,10 +110,26 @@ __device__ __forceinline__ uint4 block_xor(uint4 v, uint4* red) {
 
 template <bool kFast>
 __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const uint8_t* data, uint64_t len,
-                                                     uint64_t pad, uint64_t ngroups, uint4* out) {
-    extern __shared__ uint4 win[];
+                                                     uint64_t pad, uint64_t ngroups, uint4* out, bool planes) {
+    // The window tables in two planes of 8-byte halves: entry i's (x, y) at lo[i],
+    // (z, w) at hi[i]. A 16-entry table of one plane fills the 32 banks exactly
+    // once (entry e in banks 2e, 2e+1), so whatever nibbles the lanes hold, an
+    // LDS.64 takes the minimum 2 wavefronts (a 16-byte entry spans 4 banks, so
+    // entries e and e+8 of a uint4 table collide: ~6-8 wavefronts per LDS.128
+    // on random nibbles instead of 4).
+    extern __shared__ uint4 win[];  // variant 0: one uint4 table
+    uint2* lo = reinterpret_cast<uint2*>(win);
+    uint2* hi = lo + kWinElems;
     __shared__ uint4 red[kT / 32];
-    for (int i = threadIdx.x; i < (int)kWinElems; i += blockDim.x) win[i] = tables[i];
+    for (int i = threadIdx.x; i < (int)kWinElems; i += blockDim.x) {
+        const uint4 e = tables[i];
+        if (planes) {
+            lo[i] = make_uint2(e.x, e.y);
+            hi[i] = make_uint2(e.z, e.w);
+        } else {
+            win[i] = e;
+        }
+    }
     __syncthreads();
     const int t = threadIdx.x;
     const uint4 mult = tables[kWinElems + (kT - 1 - t)];
@@ -121,12 +139,23 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
         for (int j = 0; j < kJ; ++j) {
             const int64_t blk = (int64_t)(g * kGroup + (uint64_t)j * kT + t) - (int64_t)pad;
             const uint4 x = load_be_block<kFast>(data, blk, len);
-            const uint4* tj = win + (size_t)j * 32 * 16;
             const uint32_t xw[4] = {x.x, x.y, x.z, x.w};
+            if (planes) {
+                const uint2* lj = lo + (size_t)j * 32 * 16;
+                const uint2* hj = hi + (size_t)j * 32 * 16;
 #pragma unroll
-            for (int w = 0; w < 32; ++w) {
-                const uint32_t nib = (xw[w >> 3] >> (28 - 4 * (w & 7))) & 15u;
-                acc = gf_xor(acc, tj[w * 16 + nib]);
+                for (int w = 0; w < 32; ++w) {
+                    const uint32_t nib = (xw[w >> 3] >> (28 - 4 * (w & 7))) & 15u;
+                    const uint2 a = lj[w * 16 + nib], b = hj[w * 16 + nib];
+                    acc.x ^= a.x; acc.y ^= a.y; acc.z ^= b.x; acc.w ^= b.y;
+                }
+            } else {
+                const uint4* tj = win + (size_t)j * 32 * 16;
+#pragma unroll
+                for (int w = 0; w < 32; ++w) {
+                    const uint32_t nib = (xw[w >> 3] >> (28 - 4 * (w & 7))) & 15u;
+                    acc = gf_xor(acc, tj[w * 16 + nib]);
+                }
             }
         }
         acc = gf_mul_ct(acc, mult);
@@ -186,6 +215,25 @@ bc_gf128 times_x(bc_gf128 v) {
 }
 
 }  // namespace
+
+namespace {
+std::atomic<int> g_ghash_variant{-1};
+int default_ghash_variant() {
+    static const int v = [] {
+        const char* e = std::getenv("BULKCRYPT_CUDA_GHASH");
+        if (e && (std::strcmp(e, "uint4") == 0 || std::strcmp(e, "0") == 0)) return 0;
+        return 1;
+    }();
+    return v;
+}
+}  // namespace
+
+void set_ghash_variant(int v) { g_ghash_variant.store(v == 0 || v == 1 ? v : -1); }
+int ghash_variant() {
+    const int v = g_ghash_variant.load();
+    return v >= 0 ? v : default_ghash_variant();
+}
+const char* ghash_variant_name(int v) { return v == 0 ? "uint4" : v == 1 ? "planes" : "?"; }
 
 size_t ghash_table_bytes() { return kTableElems * 16; }
 
@@ -257,10 +305,11 @@ cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t l
     uint4* b = a + m + 1;
     const int grid = (int)(m < (uint64_t)sh.sms ? m : (uint64_t)sh.sms);
     const bool fast = ((uintptr_t)data & 15u) == 0;
+    const bool planes = ghash_variant() == 1;
     if (fast)
-        k_ghash_groups<true><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a);
+        k_ghash_groups<true><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a, planes);
     else
-        k_ghash_groups<false><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a);
+        k_ghash_groups<false><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a, planes);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     const uint4* lv = tab + kWinElems + kPw0Elems;

@@ -145,10 +145,54 @@ BC_FN void bc_aes_bs_unpack(bc_u32 *s, bc_u8 *out, unsigned n) {
     }
 }
 
+/* CTR counters straight into the bitsliced state, no transposition: block j of
+ * the batch is the big-endian 128-bit value A + 32*j, a[0..3] the little-endian
+ * 32-bit words of A (a[0] least significant); with wrap32 only the low 32 bits
+ * count (GCM's inc32). Same state as packing those 32 blocks and slicing them.
+ * Counter bit i = bit b of byte p, i = 8*(15 - p) + b. Bits 0-4 are A's for every
+ * block; bits 5-9 are those of (L + j) mod 32, L = bits 5-9 of A, i.e. the
+ * pattern "bit k of j" rotated by L; the bits above are A's, flipped (in the
+ * blocks with L + j >= 32) where A and A + 1024 (bits 0-9 cleared) differ.
+ * ~3 operations per word instead of the adds, byte swaps and 4 transpositions. */
+BC_FN void bc_aes_bs_ctr_slice(bc_u32 *s, const bc_u32 *a, int wrap32) {
+    const bc_u32 L = (a[0] >> 5) & 31u;
+    const bc_u32 carry = (0u - (bc_u32)(L != 0u)) & (0xffffffffu << ((32u - L) & 31u));
+    bc_u32 f[4];
+    {
+        const bc_u32 v0 = a[0] & ~0x3ffu, w0 = v0 + 1024u;
+        f[0] = v0 ^ w0;
+        bc_u32 c = (bc_u32)(w0 < v0) & (bc_u32)(wrap32 == 0);
+        for (int k = 1; k < 4; ++k) {
+            const bc_u32 w = a[k] + c;
+            f[k] = a[k] ^ w;
+            c = (bc_u32)(w < c);
+        }
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) {
+        const int p = 15 - (i >> 3), b = i & 7;
+        const bc_u32 bit = (a[i >> 5] >> (i & 31)) & 1u;
+        bc_u32 w;
+        if (i < 5) {
+            w = 0u - bit;
+        } else if (i < 10) {
+            const bc_u32 pat = i == 5 ? 0xaaaaaaaau : i == 6 ? 0xccccccccu : i == 7 ? 0xf0f0f0f0u
+                             : i == 8 ? 0xff00ff00u : 0xffff0000u;
+            w = (pat >> L) | (pat << ((32u - L) & 31u));
+        } else {
+            w = (0u - bit) ^ (carry & (0u - ((f[i >> 5] >> (i & 31)) & 1u)));
+        }
+        s[8 * p + b] = w;
+    }
+}
+
 /* ---------------------------------------------------------------- S-box */
 
-/* x[0..7] = bits 0..7 of 32 bytes (x[7] the most significant), in place. */
-BC_FN void bc_aes_bs_sbox(bc_u32 *x) {
+/* x[0..7] = bits 0..7 of 32 bytes (x[7] the most significant), in place;
+ * then x[i] ^= k_i (a round-key mask folded into the circuit's last XORs, where
+ * a 3-input LOP3 takes it for free; bc_aes_bs_sbox passes zeros). */
+BC_FN void bc_aes_bs_sbox_k8(bc_u32 *x, bc_u32 k0, bc_u32 k1, bc_u32 k2, bc_u32 k3, bc_u32 k4, bc_u32 k5,
+                             bc_u32 k6, bc_u32 k7) {
     /* The circuit numbers bits from the most significant: U0 = bit 7. */
     bc_u32 U0 = x[7], U1 = x[6], U2 = x[5], U3 = x[4];
     bc_u32 U4 = x[3], U5 = x[2], U6 = x[1], U7 = x[0];
@@ -253,15 +297,17 @@ BC_FN void bc_aes_bs_sbox(bc_u32 *x) {
     bc_u32 L28 = L11 ^ L14;
     bc_u32 L29 = L11 ^ L17;
 
-    x[7] = L6 ^ L24;
-    x[6] = ~(L16 ^ L26);
-    x[5] = ~(L19 ^ L28);
-    x[4] = L6 ^ L21;
-    x[3] = L20 ^ L22;
-    x[2] = L25 ^ L29;
-    x[1] = ~(L13 ^ L27);
-    x[0] = ~(L6 ^ L23);
+    x[7] = L6 ^ L24 ^ k7;
+    x[6] = ~(L16 ^ L26 ^ k6);
+    x[5] = ~(L19 ^ L28 ^ k5);
+    x[4] = L6 ^ L21 ^ k4;
+    x[3] = L20 ^ L22 ^ k3;
+    x[2] = L25 ^ L29 ^ k2;
+    x[1] = ~(L13 ^ L27 ^ k1);
+    x[0] = ~(L6 ^ L23 ^ k0);
 }
+
+BC_FN void bc_aes_bs_sbox(bc_u32 *x) { bc_aes_bs_sbox_k8(x, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u); }
 
 /* The inverse of the S-box's affine step, bitsliced: y_i = x_{i+2} ^ x_{i+5} ^
  * x_{i+7} ^ (bit i of 0x05), indices mod 8. */
@@ -452,6 +498,156 @@ BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
     }
     BC_AES_BS_UNROLL
     for (int i = 0; i < 128; ++i) s[i] = t[i];
+}
+
+/* ---------------------------------------------------------------- folded round keys
+ *
+ * "fk" encryption (the CUDA backend's default): AddRoundKey is linear, so
+ *   MixColumns(ShiftRows(S(x))) ^ rk = MixColumns(ShiftRows(S(x) ^ k')),
+ *   k' = InvShiftRows(InvMixColumns(rk))   (last round: k' = InvShiftRows(rk)),
+ * and S(x) ^ k' costs nothing: the key word joins the 2-input XOR that ends
+ * each S-box output (one 3-input LOP3 either way). MixColumns then needs no key
+ * and is written with 3-input XORs (bc_aes_bs_mix_phase), 76 LOP3 per column
+ * instead of ~121 with the key. bc_aes_bs_fold_masks makes the k' masks from the
+ * plain ones (and places them for the rotating layout below); round 0's key is
+ * applied as before. */
+
+/* Rotating layout: ShiftRows is never done. At phase f the byte at logical
+ * column c, row i lives at physical column (c + f*i) mod 4 (word 32*that + 8*i):
+ * ShiftRows only moves the phase on by one, and MixColumns of logical column c
+ * reads and writes the same four physical bytes, in place, so every output
+ * word stays in its input's register (a copying MixColumns permutes registers
+ * at the loop back edge and costs ~100 moves per round, or needs 256 live words). */
+#define BC_AES_BS_PH(f, c, i) (32 * (((c) + (f) * (i)) & 3) + 8 * (i))
+
+/* MixColumns in place on the state in phase f (after ShiftRows), no key:
+ *   out_i = xtime(a_i ^ a_i+1) ^ a_i+1 ^ (a_i+2 ^ a_i+3)
+ * one 3-input LOP3 per output bit, two where xtime adds the top bit. */
+BC_FN void bc_aes_bs_mix_phase(bc_u32 *s, int f) {
+    BC_AES_BS_UNROLL
+    for (int c = 0; c < 4; ++c) {
+        bc_u32 a[4][8], t[4][8];
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            BC_AES_BS_UNROLL
+            for (int b = 0; b < 8; ++b) a[i][b] = s[BC_AES_BS_PH(f, c, i) + b];
+        }
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            BC_AES_BS_UNROLL
+            for (int b = 0; b < 8; ++b) t[i][b] = a[i][b] ^ a[(i + 1) & 3][b];
+        }
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 4; ++i) {
+            const bc_u32 *n = a[(i + 1) & 3];
+            const bc_u32 *u = t[(i + 2) & 3];
+            const bc_u32 *v = t[i];
+            bc_u32 *o = s + BC_AES_BS_PH(f, c, i);
+            o[0] = v[7] ^ n[0] ^ u[0];
+            o[1] = v[0] ^ v[7] ^ n[1] ^ u[1];
+            o[2] = v[1] ^ n[2] ^ u[2];
+            o[3] = v[2] ^ v[7] ^ n[3] ^ u[3];
+            o[4] = v[3] ^ v[7] ^ n[4] ^ u[4];
+            o[5] = v[4] ^ n[5] ^ u[5];
+            o[6] = v[5] ^ n[6] ^ u[6];
+            o[7] = v[6] ^ n[7] ^ u[7];
+        }
+    }
+}
+
+/* S-boxes of all 16 bytes with the folded key masks k (128 words). */
+BC_FN void bc_aes_bs_sub_key(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *k) {
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p)
+        bc_aes_bs_sbox_k8(s + 8 * p, k[8 * p + 0], k[8 * p + 1], k[8 * p + 2], k[8 * p + 3], k[8 * p + 4],
+                          k[8 * p + 5], k[8 * p + 6], k[8 * p + 7]);
+}
+
+/* Encrypts with folded masks fk (bc_aes_bs_fold_masks, already placed in the
+ * rotating layout); same result as bc_aes_bs_encrypt with the plain masks. Round
+ * r's S-boxes run in phase (r-1) mod 4; the state leaves in phase rounds mod 4
+ * and is put back in order at the end. */
+BC_FN void bc_aes_bs_encrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *fk, int rounds) {
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] ^= fk[i];
+    BC_AES_BS_NOUNROLL
+    for (int r = 1; r < rounds; ++r) {
+        bc_aes_bs_sub_key(s, fk + 128 * r);
+        switch (r & 3) {
+            case 0: bc_aes_bs_mix_phase(s, 0); break;
+            case 1: bc_aes_bs_mix_phase(s, 1); break;
+            case 2: bc_aes_bs_mix_phase(s, 2); break;
+            default: bc_aes_bs_mix_phase(s, 3); break;
+        }
+    }
+    bc_aes_bs_sub_key(s, fk + 128 * rounds);
+    /* back to phase 0: logical (c, i) from physical BC_AES_BS_PH(f, c, i) */
+    const int f = rounds & 3;
+    if (f != 0) {
+        bc_u32 t[128];
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 128; ++i) t[i] = s[i];
+        BC_AES_BS_UNROLL
+        for (int c = 0; c < 4; ++c) {
+            BC_AES_BS_UNROLL
+            for (int i = 1; i < 4; ++i) {
+                BC_AES_BS_UNROLL
+                for (int b = 0; b < 8; ++b) {
+                    const int w = 32 * c + 8 * i + b;
+                    s[w] = f == 1 ? t[BC_AES_BS_PH(1, c, i) + b]
+                         : f == 2 ? t[BC_AES_BS_PH(2, c, i) + b] : t[BC_AES_BS_PH(3, c, i) + b];
+                }
+            }
+        }
+    }
+}
+
+BC_FN bc_u32 bc_aes_bs_xt8(bc_u32 x) { return ((x << 1) ^ (0x1bu & (0u - ((x >> 7) & 1u)))) & 0xffu; }
+
+/* One column c of round r of the folded masks: fk[128r + 8*SR(4c+i) + b] = bit b
+ * of row i of InvMixColumns(column c of round key r) (rounds 1..Nr-1), of the
+ * column itself (round Nr), and fk = rk for round 0. Key dependent but branch
+ * and table free. */
+BC_FN void bc_aes_bs_fold_column(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds, int r, int c, bc_u32 *fk) {
+    const BC_AES_BS_RK_SPACE bc_u32 *src = rk + 128 * r + 32 * c;
+    bc_u32 a[4], m[4];
+    for (int i = 0; i < 4; ++i) {
+        bc_u32 v = 0;
+        for (int b = 0; b < 8; ++b) v |= (src[8 * i + b] & 1u) << b;
+        a[i] = v;
+    }
+    if (r == 0) {
+        for (int i = 0; i < 32; ++i) fk[128 * r + 32 * c + i] = src[i];
+        return;
+    }
+    if (r < rounds) {
+        bc_u32 x2[4], x4[4], x8[4];
+        for (int i = 0; i < 4; ++i) {
+            x2[i] = bc_aes_bs_xt8(a[i]);
+            x4[i] = bc_aes_bs_xt8(x2[i]);
+            x8[i] = bc_aes_bs_xt8(x4[i]);
+        }
+        /* row i: 14 a_i ^ 11 a_i+1 ^ 13 a_i+2 ^ 9 a_i+3 */
+        for (int i = 0; i < 4; ++i) {
+            const int j = (i + 1) & 3, k = (i + 2) & 3, l = (i + 3) & 3;
+            m[i] = (x8[i] ^ x4[i] ^ x2[i]) ^ (x8[j] ^ x2[j] ^ a[j]) ^ (x8[k] ^ x4[k] ^ a[k]) ^ (x8[l] ^ a[l]);
+        }
+    } else {
+        for (int i = 0; i < 4; ++i) m[i] = a[i];
+    }
+    /* logical position q (before ShiftRows), placed for phase (r-1) mod 4 */
+    const int f = (r - 1) & 3;
+    for (int i = 0; i < 4; ++i) {
+        const int q = BC_AES_BS_SR(4 * c + i);
+        const int w = BC_AES_BS_PH(f, q >> 2, q & 3);
+        for (int b = 0; b < 8; ++b) fk[128 * r + w + b] = 0u - ((m[i] >> b) & 1u);
+    }
+}
+
+/* All (rounds+1)*128 folded masks (host / tests). */
+BC_FN void bc_aes_bs_fold_masks(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds, bc_u32 *fk) {
+    for (int r = 0; r <= rounds; ++r)
+        for (int c = 0; c < 4; ++c) bc_aes_bs_fold_column(rk, rounds, r, c, fk);
 }
 
 /* ---------------------------------------------------------------- key masks */

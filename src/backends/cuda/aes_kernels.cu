@@ -243,6 +243,24 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
         }
         c.run(s);
         }
+        if (k.bs_variant >= 1) {
+            // 8 loads in flight before the first store: in and out may be the same
+            // buffer, so the compiler cannot hoist a load above an earlier store and
+            // the one-block-at-a-time loop waits a full memory latency per block.
+#pragma unroll
+            for (int g = 0; g < 32; g += 8) {
+                uint32_t d[8][4];
+#pragma unroll
+                for (int q = 0; q < 8; ++q)
+                    load_block<kFast>(in, (int64_t)(16 * (base + 32 * (g + q))) - (int64_t)shift, len, d[q]);
+#pragma unroll
+                for (int q = 0; q < 8; ++q) {
+                    const int j = g + q;
+                    d[q][0] ^= s[j]; d[q][1] ^= s[32 + j]; d[q][2] ^= s[64 + j]; d[q][3] ^= s[96 + j];
+                    store_block<kFast>(out, (int64_t)(16 * (base + 32 * j)) - (int64_t)shift, len, d[q]);
+                }
+            }
+        } else {
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
             const int64_t pos = (int64_t)(16 * (base + 32 * j)) - (int64_t)shift;
@@ -250,6 +268,7 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
             load_block<kFast>(in, pos, len, d);
             d[0] ^= s[j]; d[1] ^= s[32 + j]; d[2] ^= s[64 + j]; d[3] ^= s[96 + j];
             store_block<kFast>(out, pos, len, d);
+        }
         }
     }
 }
@@ -293,6 +312,31 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables 
         // blocks (not yet overwritten, even in place) and passes them on.
         uint32_t carry[4];
         load_block<false>(chain, (int64_t)(16 * tile), 16 * ntiles, carry);
+        if (k.bs_variant >= 1) {
+            // as in CTR: 8 ciphertext loads in flight, then their shuffles and stores
+#pragma unroll
+            for (int g = 0; g < 32; g += 8) {
+                uint32_t cw[8][4];
+#pragma unroll
+                for (int q = 0; q < 8; ++q) load_block<kFast>(in, (int64_t)(16 * (base + 32 * (g + q))), len, cw[q]);
+#pragma unroll
+                for (int q = 0; q < 8; ++q) {
+                    const int j = g + q;
+                    const int64_t pos = (int64_t)(16 * (base + 32 * j));
+                    uint32_t pw[4];
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) {
+                        uint32_t up = __shfl_up_sync(0xffffffffu, cw[q][e], 1);
+                        uint32_t last = __shfl_sync(0xffffffffu, cw[q][e], 31);
+                        pw[e] = lane == 0 ? carry[e] : up;
+                        carry[e] = last;
+                    }
+                    uint32_t d[4] = {s[j] ^ pw[0], s[32 + j] ^ pw[1], s[64 + j] ^ pw[2], s[96 + j] ^ pw[3]};
+                    store_block<kFast>(out, pos, len, d);
+                }
+            }
+            continue;
+        }
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
             const int64_t pos = (int64_t)(16 * (base + 32 * j));
@@ -529,10 +573,11 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
 
 size_t cbc_dec_scratch_bytes(uint64_t nblocks) { return 16 * ((nblocks + kTile - 1) / kTile) + 16; }
 
-cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& k, const DevAesTables& t, const uint8_t iv[16],
+cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& key, const DevAesTables& t, const uint8_t iv[16],
                                const uint8_t* in, uint8_t* out, uint64_t nblocks, void* scratch,
                                const LaunchShape& sh, cudaStream_t s) {
     if (nblocks == 0) return cudaSuccess;
+    const DevAesKey k = with_variant(key);
     const uint64_t ntiles = (nblocks + kTile - 1) / kTile;
     uint4 v = make_uint4(bc_load_le32(iv), bc_load_le32(iv + 4), bc_load_le32(iv + 8), bc_load_le32(iv + 12));
     uint8_t* chain = static_cast<uint8_t*>(scratch);

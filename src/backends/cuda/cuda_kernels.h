@@ -36,6 +36,8 @@ enum class AesImpl { Bitsliced, Table };
 //   0 "plain": AddRoundKey after MixColumns, masks as bc_aes_bs_expand_masks makes them;
 //   1 "fk": round keys folded into the S-box outputs (bc_aes_bs_encrypt_fk), 3-input
 //     MixColumns in place in a rotating layout (no ShiftRows, no register moves);
+//     and CTR / CBC decryption (either impl) load 8 blocks before storing any
+//     (variant 0: one load-XOR-store at a time, a memory latency per block);
 //   2 "fk-cs" (default): fk, and CTR builds its counters straight in bitsliced form
 //     (bc_aes_bs_ctr_slice: no counter adds, byte swaps or input transposition).
 // The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the

@@ -58,20 +58,25 @@ inline Poly1305Elem load_block(const uint8_t* p) {
     return m;
 }
 
+// One carry pass over the limbs (44/44/42 bits), folding the carry out of the
+// top limb back in as 5 (2^130 = 5 mod p).
+inline void carry_pass(Poly1305Elem& x) {
+    uint64_t c = x.l[0] >> 44;
+    x.l[0] &= kM44;
+    x.l[1] += c;
+    c = x.l[1] >> 44;
+    x.l[1] &= kM44;
+    x.l[2] += c;
+    c = x.l[2] >> 42;
+    x.l[2] &= kM42;
+    x.l[0] += c * 5;
+}
+
 // Fully reduced (0 <= x < p) limbs, constant time.
 inline Poly1305Elem freeze(Poly1305Elem x) {
     // Two carry passes: limbs within 44/44/42 bits, value < 2^130.
-    for (int pass = 0; pass < 2; ++pass) {
-        uint64_t c = x.l[0] >> 44;
-        x.l[0] &= kM44;
-        x.l[1] += c;
-        c = x.l[1] >> 44;
-        x.l[1] &= kM44;
-        x.l[2] += c;
-        c = x.l[2] >> 42;
-        x.l[2] &= kM42;
-        x.l[0] += c * 5;
-    }
+    carry_pass(x);
+    carry_pass(x);
     {
         uint64_t c = x.l[0] >> 44;
         x.l[0] &= kM44;
@@ -140,15 +145,7 @@ Poly1305Elem poly1305_mul(const Poly1305Elem& a, const Poly1305Elem& b) {
 Poly1305Elem poly1305_add(const Poly1305Elem& a, const Poly1305Elem& b) {
     Poly1305Elem s;
     for (int i = 0; i < 3; ++i) s.l[i] = a.l[i] + b.l[i];
-    uint64_t c = s.l[0] >> 44;
-    s.l[0] &= kM44;
-    s.l[1] += c;
-    c = s.l[1] >> 44;
-    s.l[1] &= kM44;
-    s.l[2] += c;
-    c = s.l[2] >> 42;
-    s.l[2] &= kM42;
-    s.l[0] += c * 5;
+    carry_pass(s);
     return s;
 }
 

@@ -356,7 +356,7 @@ int main(int argc, char** argv) {
         // The pipeline itself: NB x chunk x staging threads, pageable and pinned.
         std::printf("\n### NO-OP pipeline sweep (cuda:0, `run_host_pipeline`)\n\n"
                     "| buffers | NB | chunk | staging threads | GB/s |\n| --- | ---: | ---: | ---: | ---: |\n");
-        auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t) { return bc::Status::ok(); };
+        auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t, uint8_t*) { return bc::Status::ok(); };
         auto time_pipe = [&](bc::cuda::HostPipeline& p, const uint8_t* src, uint8_t* dst, size_t chunk, int nb) {
             if (!p.run(src, dst, a.size, chunk, nb, nothing).is_ok()) return -1.0;
             const double t0 = now();

@@ -5,6 +5,8 @@
 // mid-job. Every test says "skipped: no CUDA device" where there is none.
 #include "test_engine_util.h"
 
+#include <thread>
+
 #if defined(BC_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 
@@ -55,7 +57,7 @@ TEST_P(Pipeline, NoopMovesEveryByte) {
     const int nb = GetParam();
     for (size_t len : kLens) {
         SCOPED_TRACE("len=" + std::to_string(len) + " nb=" + std::to_string(nb));
-        auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t) { return bc::Status::ok(); };
+        auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t, uint8_t*) { return bc::Status::ok(); };
         Bytes in = rnd(len), out(len, 0);
         bc::cuda::PipelineRunInfo info;
         ASSERT_TRUE(bc::cuda::run_host_pipeline(0, in.data(), out.data(), len, kChunk, nb, nothing, &info).is_ok());
@@ -91,7 +93,7 @@ TEST_P(Pipeline, CtrChunksMatchTheCpu) {
     const auto& k = static_cast<const bc::cuda::CudaAesKey&>(*bk);
     RefCtx ref;
     CKey kr(ref.ctx, "aes-128-ctr", key);
-    auto ctr = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) {
+    auto ctr = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t*) {
         return cb.aes_on_device(k, bc::Mode::CTR, bc::Dir::Encrypt, iv.data(), off, 0, din, dout, n, s);
     };
     for (size_t len : kLens) {
@@ -120,13 +122,13 @@ TEST_P(Pipeline, CtrChunksMatchTheCpu) {
 TEST_P(Pipeline, AKernelFailureIsAStatus) {
     REQUIRE_GPU();
     Bytes in = rnd(10 * kChunk), out(in.size());
-    auto fail_third = [](uint8_t*, uint8_t*, size_t off, size_t, cudaStream_t) {
+    auto fail_third = [](uint8_t*, uint8_t*, size_t off, size_t, cudaStream_t, uint8_t*) {
         return off >= 2 * kChunk ? bc::Status(BC_ERR_DEVICE, "test") : bc::Status::ok();
     };
     bc::Status st = bc::cuda::run_host_pipeline(0, in.data(), out.data(), in.size(), kChunk, GetParam(), fail_third);
     EXPECT_EQ(BC_ERR_DEVICE, st.code);
     // The pipeline is usable afterwards.
-    auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t) { return bc::Status::ok(); };
+    auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t, uint8_t*) { return bc::Status::ok(); };
     ASSERT_TRUE(bc::cuda::run_host_pipeline(0, in.data(), out.data(), in.size(), kChunk, GetParam(), nothing).is_ok());
     EXPECT_EQ(in, out);
 }
@@ -155,6 +157,52 @@ INSTANTIATE_TEST_SUITE_P(Depth, Pipeline, ::testing::Values(1, 2, 0),
                          [](const ::testing::TestParamInfo<int>& i) {
                              return i.param ? "nb" + std::to_string(i.param) : std::string("nb_default");
                          });
+
+// Many callers at once (the CLI's segments, threads sharing a context): runs share the
+// pool's slots, overlap on the device, and each gets exactly its own bytes and tags;
+// when the last run ends no pinned staging holds data.
+TEST(EngineCuda, ConcurrentCallersShareThePipeline) {
+    REQUIRE_GPU();
+    bc_context* ctx = nullptr;
+    ASSERT_EQ(BC_OK, bc_context_create("cuda:0", nullptr, &ctx)) << bc_last_error();
+    RefCtx ref;
+    const int kThreads = 24;  // more than the pool's slots: some runs wait for one
+    static_assert(kThreads > bc::cuda::kPipelinePoolSlots, "the test must exhaust the pool");
+    for (const char* alg : {"aes-256-gcm", "chacha20-poly1305", "aes-128-ctr"}) {
+        SCOPED_TRACE(alg);
+        const bool aead = std::string(alg) != "aes-128-ctr";
+        const Bytes key = rnd(std::string(alg) == "aes-128-ctr" ? 16 : 32);
+        CKey kg(ctx, alg, key), kc(ref.ctx, alg, key);
+        ASSERT_TRUE(kg.k && kc.k);
+        std::vector<Bytes> pt(kThreads), got(kThreads), want(kThreads), nonce(kThreads);
+        for (int t = 0; t < kThreads; ++t) {
+            pt[t] = rnd(size_t(1) << 20 | size_t(t) * 4097);  // distinct sizes, several chunks for some
+            nonce[t] = rnd(aead ? 12 : 16);
+        }
+        const Bytes aad = rnd(77);
+        std::vector<bc_status> st(kThreads, BC_OK);
+        std::vector<std::thread> th;
+        auto seal = [&](bc_key* k, int t, Bytes* out) {
+            out->assign(pt[t].size() + 16, 0);
+            size_t n = 0;
+            if (aead)
+                return bc_aead_seal(k, nonce[t].data(), nonce[t].size(), aad.data(), aad.size(), pt[t].data(),
+                                    pt[t].size(), out->data(), out->size(), &n, 16, nullptr);
+            out->resize(pt[t].size());
+            return bc_encrypt(k, nonce[t].data(), 16, pt[t].data(), pt[t].size(), out->data(), out->size(), &n,
+                              nullptr);
+        };
+        for (int t = 0; t < kThreads; ++t) th.emplace_back([&, t] { st[t] = seal(kg.k, t, &got[t]); });
+        for (auto& x : th) x.join();
+        for (int t = 0; t < kThreads; ++t) {
+            ASSERT_EQ(BC_OK, st[t]) << "thread " << t;
+            ASSERT_EQ(BC_OK, seal(kc.k, t, &want[t]));
+            EXPECT_EQ(want[t], got[t]) << "thread " << t;
+        }
+        EXPECT_EQ(0u, bc::cuda::shared_host_pipeline(0).dirty_bytes());
+    }
+    bc_context_destroy(ctx);
+}
 
 TEST(EngineCuda, NoopThroughTheCudaBackend) {
     REQUIRE_GPU();

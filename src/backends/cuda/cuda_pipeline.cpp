@@ -33,8 +33,8 @@ bool is_pinned_host(const void* p) {
     return a.type == cudaMemoryTypeHost;
 }
 
-HostPipeline::HostPipeline(int device, unsigned host_threads)
-    : dev_(device), pool_(std::max(1u, host_threads)) {}
+HostPipeline::HostPipeline(int device, unsigned host_threads, int pool_slots)
+    : dev_(device), max_slots_(std::clamp(pool_slots, 1, kPipelineMaxDepth)), pool_(std::max(1u, host_threads)) {}
 
 HostPipeline::~HostPipeline() { release(); }
 
@@ -45,56 +45,88 @@ void HostPipeline::release() {
     for (int i = 0; i < nslots_; ++i) {
         Slot& s = slots_[i];
         if (s.stream) (void)cudaStreamSynchronize(s.stream);
+        if (s.pin_in) secure_wipe(s.pin_in, std::min(s.dirty, s.cap));
+        if (s.pin_out) secure_wipe(s.pin_out, std::min(s.dirty, s.cap));
         if (s.dev) (void)cudaFree(s.dev);
+        if (s.dev_result) (void)cudaFree(s.dev_result);
         if (s.pin_in) (void)cudaFreeHost(s.pin_in);
         if (s.pin_out) (void)cudaFreeHost(s.pin_out);
+        if (s.pin_result) (void)cudaFreeHost(s.pin_result);
         if (s.done) (void)cudaEventDestroy(s.done);
         if (s.stream) (void)cudaStreamDestroy(s.stream);
         s = Slot();
     }
     nslots_ = 0;
-    cap_ = 0;
-    have_pin_in_ = have_pin_out_ = false;
     (void)cudaSetDevice(prev);
     (void)cudaGetLastError();
 }
 
-// Grows the slots to nb and their buffers to chunk bytes (never shrinks).
-Status HostPipeline::reserve(size_t chunk, int nb, bool pin_in, bool pin_out) {
-    const bool grow = chunk > cap_;
-    const size_t cap = std::max(cap_, chunk);
-    for (int i = 0; i < kPipelineMaxDepth; ++i) {
-        Slot& s = slots_[i];
-        const bool want = i < nb;
-        if (i < nslots_ && grow) {  // regrow every existing slot
-            if (s.dev) (void)cudaFree(s.dev);
-            if (s.pin_in) (void)cudaFreeHost(s.pin_in);
-            if (s.pin_out) (void)cudaFreeHost(s.pin_out);
-            s.dev = s.pin_in = s.pin_out = nullptr;
+Status HostPipeline::acquire(int want, std::vector<Slot*>* mine) {
+    std::unique_lock<std::mutex> lk(mu_);
+    for (;;) {
+        for (int i = 0; i < nslots_ && int(mine->size()) < want; ++i)
+            if (!slots_[i].in_use) slots_[i].in_use = true, mine->push_back(&slots_[i]);
+        // Grow the pool for what is still wanted (a slot's stream and buffers are made by fit()).
+        while (int(mine->size()) < want && nslots_ < max_slots_) {
+            Slot& s = slots_[nslots_++];
+            s.in_use = true;
+            mine->push_back(&s);
         }
-        if (!want && i >= nslots_) break;
-        if (i >= nslots_) {
+        if (!mine->empty()) return Status::ok();
+        freed_.wait(lk);  // every slot is held by other runs
+    }
+}
+
+void HostPipeline::give_back(std::vector<Slot*>& mine) {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        for (Slot* s : mine) s->in_use = false;
+    }
+    mine.clear();
+    freed_.notify_all();
+}
+
+// Makes the slot's stream, event and result areas on first use, and grows its buffers
+// to chunk bytes (never shrinks). Only the run holding the slot calls this.
+Status HostPipeline::fit(Slot& s, size_t chunk, bool pin_in, bool pin_out) {
+    if (!s.made) {  // each piece once, so a failure half way leaks nothing on the next try
+        if (!s.stream)
             BC_PIPE_TRY(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking), "cudaStreamCreate (pipeline)");
-            // Blocking sync: the host thread sleeps while it waits for a slot, it does not spin.
+        // Blocking sync: the host thread sleeps while it waits for a slot, it does not spin.
+        if (!s.done)
             BC_PIPE_TRY(cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming | cudaEventBlockingSync),
                         "cudaEventCreate (pipeline)");
-            nslots_ = i + 1;
-        }
-        if (!s.dev) BC_PIPE_TRY(cudaMalloc(reinterpret_cast<void**>(&s.dev), cap), "cudaMalloc (pipeline)");
-        if ((pin_in || have_pin_in_) && !s.pin_in)
-            BC_PIPE_TRY(cudaMallocHost(reinterpret_cast<void**>(&s.pin_in), cap), "cudaMallocHost (pipeline)");
-        if ((pin_out || have_pin_out_) && !s.pin_out)
-            BC_PIPE_TRY(cudaMallocHost(reinterpret_cast<void**>(&s.pin_out), cap), "cudaMallocHost (pipeline)");
+        if (!s.dev_result)
+            BC_PIPE_TRY(cudaMalloc(reinterpret_cast<void**>(&s.dev_result), kPipelineMaxResult),
+                        "cudaMalloc (pipeline)");
+        if (!s.pin_result)
+            BC_PIPE_TRY(cudaMallocHost(reinterpret_cast<void**>(&s.pin_result), kPipelineMaxResult),
+                        "cudaMallocHost (pipeline)");
+        s.made = true;
     }
-    cap_ = cap;
-    have_pin_in_ = have_pin_in_ || pin_in;
-    have_pin_out_ = have_pin_out_ || pin_out;
+    if (chunk > s.cap) {  // regrow (cudaFree waits for the device: rare, the sizes settle)
+        if (s.pin_in) secure_wipe(s.pin_in, std::min(s.dirty, s.cap));
+        if (s.pin_out) secure_wipe(s.pin_out, std::min(s.dirty, s.cap));
+        s.dirty = 0;
+        if (s.dev) (void)cudaFree(s.dev);
+        if (s.pin_in) (void)cudaFreeHost(s.pin_in);
+        if (s.pin_out) (void)cudaFreeHost(s.pin_out);
+        s.dev = s.pin_in = s.pin_out = nullptr;
+        s.cap = 0;
+        BC_PIPE_TRY(cudaMalloc(reinterpret_cast<void**>(&s.dev), chunk), "cudaMalloc (pipeline)");
+        s.cap = chunk;
+    }
+    if (pin_in && !s.pin_in)
+        BC_PIPE_TRY(cudaMallocHost(reinterpret_cast<void**>(&s.pin_in), s.cap), "cudaMallocHost (pipeline)");
+    if (pin_out && !s.pin_out)
+        BC_PIPE_TRY(cudaMallocHost(reinterpret_cast<void**>(&s.pin_out), s.cap), "cudaMallocHost (pipeline)");
     return Status::ok();
 }
 
-void HostPipeline::copy2(uint8_t* d1, const uint8_t* s1, size_t n1, uint8_t* d2, const uint8_t* s2, size_t n2) {
+void HostPipeline::copy2(bool alone, uint8_t* d1, const uint8_t* s1, size_t n1, uint8_t* d2, const uint8_t* s2,
+                         size_t n2) {
     if (n1 + n2 == 0) return;
-    if (pool_.size() == 1 || n1 + n2 < kParallelCopyMin) {
+    if (!alone || pool_.size() == 1 || n1 + n2 < kParallelCopyMin) {
         if (n1) std::memcpy(d1, s1, n1);
         if (n2) std::memcpy(d2, s2, n2);
         return;
@@ -112,26 +144,31 @@ void HostPipeline::copy2(uint8_t* d1, const uint8_t* s1, size_t n1, uint8_t* d2,
 }
 
 Status HostPipeline::run(const uint8_t* in, uint8_t* out, size_t len, size_t chunk, int nb,
-                         const ChunkKernel& kernel, PipelineRunInfo* info) {
+                         const ChunkKernel& kernel, PipelineRunInfo* info, const ChunkResults* results) {
     if (len == 0) return Status::ok();
     if (!in || !out) return Status(BC_ERR_NULL_POINTER, "pipeline: null buffer");
-    std::lock_guard<std::mutex> lock(mu_);
+    const size_t rbytes = results ? results->bytes : 0;
+    if (rbytes > kPipelineMaxResult || (rbytes && !results->host))
+        return Status(BC_ERR_INTERNAL, "pipeline: bad per-chunk result area");
     int prev = 0;
     (void)cudaGetDevice(&prev);
     BC_PIPE_TRY(cudaSetDevice(dev_), "cudaSetDevice (pipeline)");
     if (chunk == 0) chunk = default_chunk();
     if (nb <= 0) nb = default_depth();
-    nb = std::min(nb, kPipelineMaxDepth);
     chunk = std::min(chunk, len);
     const size_t nchunks = (len + chunk - 1) / chunk;
-    nb = int(std::min<size_t>(size_t(nb), nchunks));
+    nb = int(std::min<size_t>(size_t(std::min(nb, max_slots_)), nchunks));
     const bool stage_in = !is_pinned_host(in), stage_out = !is_pinned_host(out);
-    BC_TRY(reserve(chunk, nb, stage_in, stage_out));
-    if (info) *info = PipelineRunInfo{stage_in, stage_out, nchunks, chunk, nb};
 
-    Status st;
-    // A slot comes back: wait for its download, then copy its output to the user (if staged),
-    // at the same time as the next chunk's input goes into its pinned buffer.
+    runs_.fetch_add(1);
+    std::vector<Slot*> mine;
+    Status st = acquire(nb, &mine);
+    for (size_t k = 0; st && k < mine.size(); ++k) st = fit(*mine[k], chunk, stage_in, stage_out);
+    const size_t held = mine.size();
+    if (info) *info = PipelineRunInfo{stage_in, stage_out, nchunks, chunk, int(held)};
+
+    // A slot comes back: wait for its download, then copy its output to the user (if staged)
+    // and its result, at the same time as the next chunk's input goes into its pinned buffer.
     auto recycle = [&](Slot& s, size_t next_off, size_t next_len) -> Status {
         if (s.busy) {
             s.busy = false;
@@ -141,50 +178,89 @@ Status HostPipeline::run(const uint8_t* in, uint8_t* out, size_t len, size_t chu
         const uint8_t* s1 = nullptr;
         size_t n1 = 0;
         if (stage_out && s.len) d1 = out + s.off, s1 = s.pin_out, n1 = s.len;
+        if (rbytes && s.len) {
+            std::memcpy(results->host + s.index * rbytes, s.pin_result, rbytes);
+            secure_wipe(s.pin_result, rbytes);
+        }
         s.len = 0;
-        if (stage_in && next_len) copy2(d1, s1, n1, s.pin_in, in + next_off, next_len);
-        else copy2(d1, s1, n1, nullptr, nullptr, 0);
+        const bool alone = runs_.load(std::memory_order_relaxed) == 1;
+        if (stage_in && next_len) copy2(alone, d1, s1, n1, s.pin_in, in + next_off, next_len);
+        else copy2(alone, d1, s1, n1, nullptr, nullptr, 0);
         return Status::ok();
     };
-    for (size_t i = 0; i < nchunks; ++i) {
-        Slot& s = slots_[i % size_t(nb)];
+    for (size_t i = 0; st && i < nchunks; ++i) {
+        Slot& s = *mine[i % held];
         const size_t off = i * chunk, n = std::min(chunk, len - off);
         st = recycle(s, off, n);
         if (!st) break;
         const uint8_t* src = stage_in ? s.pin_in : in + off;
         uint8_t* dst = stage_out ? s.pin_out : out + off;
+        uint8_t* res = rbytes ? s.dev_result : nullptr;
         st = cuda_status(cudaMemcpyAsync(s.dev, src, n, cudaMemcpyHostToDevice, s.stream), "cudaMemcpyAsync (pipeline upload)");
-        if (st) st = kernel(s.dev, s.dev, off, n, s.stream);
+        if (st && res) st = cuda_status(cudaMemsetAsync(res, 0, rbytes, s.stream), "cudaMemsetAsync (pipeline result)");
+        if (st) st = kernel(s.dev, s.dev, off, n, s.stream, res);
         if (st) st = cuda_status(cudaMemcpyAsync(dst, s.dev, n, cudaMemcpyDeviceToHost, s.stream), "cudaMemcpyAsync (pipeline download)");
+        if (st && res)
+            st = cuda_status(cudaMemcpyAsync(s.pin_result, res, rbytes, cudaMemcpyDeviceToHost, s.stream),
+                             "cudaMemcpyAsync (pipeline result)");
         if (st) st = cuda_status(cudaEventRecord(s.done, s.stream), "cudaEventRecord (pipeline)");
         if (!st) break;
         s.off = off;
         s.len = n;
+        s.index = i;
         s.busy = true;
     }
     // The last slots come back in issue order (their outputs are disjoint: any order is right).
-    for (size_t k = 0; k < size_t(nb); ++k) {
-        Slot& s = slots_[(nchunks + k) % size_t(nb)];
+    for (size_t k = 0; k < held; ++k) {
+        Slot& s = *mine[(nchunks + k) % held];
         if (st) {
             st = recycle(s, 0, 0);
         } else {
-            (void)cudaStreamSynchronize(s.stream);
+            if (s.stream) (void)cudaStreamSynchronize(s.stream);
             s.busy = false;
             s.len = 0;
         }
     }
-    // Wipe what held data: pinned staging and device buffers.
-    const size_t used = chunk;
-    for (int i = 0; i < nb; ++i) {
-        Slot& s = slots_[i];
-        if (stage_in && s.pin_in) secure_wipe(s.pin_in, used);
-        if (stage_out && s.pin_out) secure_wipe(s.pin_out, used);
-        (void)cudaMemsetAsync(s.dev, 0, used, s.stream);
+    // Wipe what held data, as far as this run used it: device buffers now (cheap, on the
+    // device); pinned staging when the pipeline goes idle (wipe_idle), so a stream of
+    // runs does not write every byte a second time on the host.
+    for (Slot* s : mine) {
+        if (!s->made) continue;
+        const size_t used = std::min(chunk, s->cap);
+        if ((stage_in && s->pin_in) || (stage_out && s->pin_out)) s->dirty = std::max(s->dirty, used);
+        if (s->dev) (void)cudaMemsetAsync(s->dev, 0, used, s->stream);
+        if (rbytes) (void)cudaMemsetAsync(s->dev_result, 0, rbytes, s->stream);
     }
-    for (int i = 0; i < nb; ++i) (void)cudaStreamSynchronize(slots_[i].stream);
+    for (Slot* s : mine)
+        if (s->made) (void)cudaStreamSynchronize(s->stream);
     (void)cudaGetLastError();
+    give_back(mine);
+    if (runs_.fetch_sub(1) == 1) wipe_idle();
     (void)cudaSetDevice(prev);
     return st;
+}
+
+size_t HostPipeline::dirty_bytes() {
+    std::lock_guard<std::mutex> lk(mu_);
+    size_t n = 0;
+    for (int i = 0; i < nslots_; ++i) n += slots_[i].dirty;
+    return n;
+}
+
+void HostPipeline::wipe_idle() {
+    std::vector<Slot*> dirty;
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (runs_.load() != 0) return;  // a new run started: the last one to end wipes
+        for (int i = 0; i < nslots_; ++i)
+            if (!slots_[i].in_use && slots_[i].dirty) slots_[i].in_use = true, dirty.push_back(&slots_[i]);
+    }
+    for (Slot* s : dirty) {
+        if (s->pin_in) secure_wipe(s->pin_in, std::min(s->dirty, s->cap));
+        if (s->pin_out) secure_wipe(s->pin_out, std::min(s->dirty, s->cap));
+        s->dirty = 0;
+    }
+    if (!dirty.empty()) give_back(dirty);
 }
 
 HostPipeline& shared_host_pipeline(int device) {
@@ -197,8 +273,8 @@ HostPipeline& shared_host_pipeline(int device) {
 }
 
 Status run_host_pipeline(int device, const uint8_t* in, uint8_t* out, size_t len, size_t chunk, int nb,
-                         const ChunkKernel& kernel, PipelineRunInfo* info) {
-    return shared_host_pipeline(device).run(in, out, len, chunk, nb, kernel, info);
+                         const ChunkKernel& kernel, PipelineRunInfo* info, const ChunkResults* results) {
+    return shared_host_pipeline(device).run(in, out, len, chunk, nb, kernel, info, results);
 }
 
 Status noop_cipher(int device, const CipherOp& op, size_t chunk, int nb) {
@@ -210,7 +286,7 @@ Status noop_cipher(int device, const CipherOp& op, size_t chunk, int nb) {
         BC_PIPE_TRY(cudaMemcpyAsync(op.out, op.in, op.len, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync (noop)");
         return cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (noop)");
     }
-    auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t) { return Status::ok(); };
+    auto nothing = [](uint8_t*, uint8_t*, size_t, size_t, cudaStream_t, uint8_t*) { return Status::ok(); };
     return run_host_pipeline(device, op.in, op.out, op.len, chunk, nb, nothing);
 }
 
@@ -224,31 +300,6 @@ size_t aligned_chunk(int device, size_t chunk) {
     if (chunk == 0) chunk = shared_host_pipeline(device).default_chunk();
     return std::max<size_t>(chunk / 64 * 64, 64);
 }
-
-// Device memory for per-chunk results, freed (after zeroing) when it goes out of scope.
-struct DevArray {
-    uint8_t* p = nullptr;
-    size_t n = 0;
-    int dev = 0;
-    Status alloc(int device, size_t bytes) {
-        dev = device;
-        n = bytes;
-        BC_PIPE_TRY(cudaSetDevice(device), "cudaSetDevice");
-        BC_PIPE_TRY(cudaMalloc(reinterpret_cast<void**>(&p), bytes), "cudaMalloc (pipeline results)");
-        return cuda_status(cudaMemset(p, 0, bytes), "cudaMemset (pipeline results)");
-    }
-    Status read(uint8_t* host) const {
-        (void)cudaSetDevice(dev);
-        return cuda_status(cudaMemcpy(host, p, n, cudaMemcpyDeviceToHost), "cudaMemcpy (pipeline results)");
-    }
-    ~DevArray() {
-        if (!p) return;
-        (void)cudaSetDevice(dev);
-        (void)cudaMemset(p, 0, n);
-        (void)cudaFree(p);
-        (void)cudaGetLastError();
-    }
-};
 
 }  // namespace
 
@@ -272,7 +323,7 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
         std::memcpy(chains.data(), op.iv, 16);
         for (size_t i = 1; i < n; ++i) std::memcpy(&chains[16 * i], op.in + i * chunk - 16, 16);
     }
-    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t*) -> Status {
         uint8_t tweak[16];
         const uint8_t* iv = op.iv;
         uint64_t offset = 0;
@@ -299,16 +350,15 @@ Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op,
     if (op.len == 0) return Status::ok();
     chunk = std::min(aligned_chunk(b.device(), chunk), op.len);
     const size_t nchunks = (op.len + chunk - 1) / chunk;
-    DevArray res;  // R_i = sum X_j H^(n_i - j) of chunk i, 16 bytes each
-    BC_TRY(res.alloc(b.device(), 16 * nchunks));
+    std::vector<uint8_t> host(16 * nchunks);  // R_i = sum X_j H^(n_i - j) of chunk i, 16 bytes each
+    const ChunkResults results{16, host.data()};
     const bool enc = op.dir == Dir::Encrypt;
-    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t* r) -> Status {
         uint8_t ctr[16];
         std::memcpy(ctr, op.ctr, 16);
         gcm_inc32(ctr, off / 16);
         void* scratch = nullptr;
         BC_PIPE_TRY(cudaMallocAsync(&scratch, ghash_scratch_bytes(n) + 16, s), "cudaMallocAsync (GHASH scratch)");
-        uint8_t* r = res.p + 16 * (off / chunk);
         cudaError_t e = cudaSuccess;
         // The MAC covers the ciphertext: the input when decrypting (hashed before the
         // in-place decryption overwrites it), the output when encrypting.
@@ -319,9 +369,7 @@ Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op,
         secure_wipe(ctr, sizeof ctr);
         return cuda_status(e, "GCM kernel launch (pipeline)");
     };
-    BC_TRY(run_host_pipeline(b.device(), op.in, op.out, op.len, chunk, nb, kernel));
-    std::vector<uint8_t> host(16 * nchunks);
-    BC_TRY(res.read(host.data()));
+    BC_TRY(run_host_pipeline(b.device(), op.in, op.out, op.len, chunk, nb, kernel, nullptr, &results));
     bc_gf128 acc = {0, 0};
     for (size_t i = 0; i < nchunks; ++i) {
         const size_t n = std::min(chunk, op.len - i * chunk);
@@ -341,7 +389,7 @@ Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherO
     BC_TRY(make_stream_state(*key.alg, key.raw.data(), key.raw.size(), op.iv, op.iv_len, &st));
     BC_TRY(check_stream_range(st, op.offset, op.len));
     const StreamLaunch lp;
-    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t*) -> Status {
         return cuda_stream_xor_device(st, op.offset + off, din, dout, n, s, lp);
     };
     Status r = run_host_pipeline(device, op.in, op.out, op.len, aligned_chunk(device, chunk), nb, kernel);
@@ -361,23 +409,20 @@ Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkO
         return Status(BC_ERR_COUNTER_OVERFLOW, "the ChaCha20-Poly1305 block counter would wrap");
     chunk = std::min(aligned_chunk(device, chunk), op.len);
     const size_t nchunks = (op.len + chunk - 1) / chunk;
-    DevArray res;  // per chunk, 64 bytes: five u64 sums, then the 17-byte partial at +40
-    BC_TRY(res.alloc(device, 64 * nchunks));
+    std::vector<uint8_t> host(64 * nchunks);  // per chunk, 64 bytes: five u64 sums, then the 17-byte partial at +40
+    const ChunkResults results{64, host.data()};
     const int mode = op.dir == Dir::Decrypt ? bcs::POLY_DECRYPT : bcs::POLY_ENCRYPT;
     const StreamLaunch lp;
-    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s) -> Status {
+    auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t* slot) -> Status {
         uint8_t ctr[16];
         std::memcpy(ctr, op.ctr, 16);
         bc_store_le32(ctr, c0 + uint32_t(off / 64));
-        uint8_t* slot = res.p + 64 * (off / chunk);
         Status st = cuda_chachapoly_device(k, ctr, op.mac_key, mode, din, dout, n, slot + 40,
                                            reinterpret_cast<unsigned long long*>(slot), s, lp);
         secure_wipe(ctr, sizeof ctr);
         return st;
     };
-    BC_TRY(run_host_pipeline(device, op.in, op.out, op.len, chunk, nb, kernel));
-    std::vector<uint8_t> host(64 * nchunks);
-    BC_TRY(res.read(host.data()));
+    BC_TRY(run_host_pipeline(device, op.in, op.out, op.len, chunk, nb, kernel, nullptr, &results));
     uint8_t acc[17] = {0};
     for (size_t i = 0; i < nchunks; ++i) {
         const size_t n = std::min(chunk, op.len - i * chunk);

@@ -68,6 +68,28 @@ for phase in "$@"; do
     done
     rm -f /tmp/bc16g /tmp/bc16m
     ;;
+  roundtrip)  # the CLI on GPUs: encrypt on each device, decrypt on the CPU (and back), compare
+    rt() {
+      set -e
+      head -c $((1024 * 1024 * 1024 + 4097)) /dev/urandom > /tmp/rt.in
+      rm -f /tmp/rt.key && bulkcrypt keygen /tmp/rt.key
+      for d in ${RT_DEVICES:-cuda:0 hybrid}; do
+        for a in aes-256-gcm chacha20-poly1305; do
+          rm -f /tmp/rt.bcx /tmp/rt.out /tmp/rt.back
+          bulkcrypt encrypt -k /tmp/rt.key -a $a --device "$d" /tmp/rt.in /tmp/rt.bcx
+          bulkcrypt decrypt -k /tmp/rt.key --device cpu /tmp/rt.bcx /tmp/rt.out
+          cmp /tmp/rt.in /tmp/rt.out
+          bulkcrypt encrypt -k /tmp/rt.key -a $a --device cpu /tmp/rt.in /tmp/rt.bcx
+          bulkcrypt decrypt -k /tmp/rt.key --device "$d" /tmp/rt.bcx /tmp/rt.back
+          cmp /tmp/rt.in /tmp/rt.back
+          echo "round trip $a on $d: identical ($(stat -c %s /tmp/rt.in) bytes)"
+        done
+      done
+      rm -f /tmp/rt.*
+    }
+    export -f rt
+    step roundtrip 240 bash -c rt
+    ;;
   engine)  # issue 5: the engine alone (ENGINE_ARGS: default --quick, 64 MiB jobs)
     TAIL=80 step engine_bench 300 engine_bench ${ENGINE_ARGS:---quick} --json "$R/engine.json"
     ;;

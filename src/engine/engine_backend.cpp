@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -43,6 +44,11 @@ bool retryable(bc_status c) {
            c == BC_ERR_NOT_SUPPORTED;
 }
 
+// Workers' rates are learned per kind of work (a GPU moves AES-CTR and ChaCha20 at
+// about the same PCIe-bound rate, a CPU does not).
+constexpr size_t kRateKinds = 8;
+size_t rate_kind(Mode m) { return std::min<size_t>(size_t(m), kRateKinds - 1); }
+
 // One job in the queue: nchunks chunks; a piece is a run [first, first + count).
 struct Job {
     size_t nchunks = 0;
@@ -51,12 +57,14 @@ struct Job {
     std::vector<char> usable;  // per worker: has the key
     bool retry = true;         // a failed piece may run again elsewhere (its input is intact)
     size_t chunk = 0, len = 0; // bytes per chunk and in all (the last chunk may be short)
+    size_t kind = 0;           // what the workers' rates are kept per (rate_kind)
 
     size_t piece_offset(size_t first) const { return first * chunk; }
     size_t piece_bytes(size_t first, size_t count) const {
         return std::min(len, (first + count) * chunk) - first * chunk;
     }
-    void plan(size_t total, size_t chunk_bytes) {
+    void plan(size_t total, size_t chunk_bytes, Mode mode) {
+        kind = rate_kind(mode);
         len = total;
         chunk = chunk_bytes;
         nchunks = (total + chunk_bytes - 1) / chunk_bytes;
@@ -83,6 +91,9 @@ public:
         opt_.chunk = std::max<size_t>(opt_.chunk / 64 * 64, 64);
         stats_.pieces.assign(workers_.size(), 0);
         stats_.bytes.assign(workers_.size(), 0);
+        rate_.assign(workers_.size() * kRateKinds, 0.0);
+        inflight_.reset(new std::atomic<int>[workers_.size()]);
+        for (size_t i = 0; i < workers_.size(); ++i) inflight_[i].store(0);
         for (size_t i = 0; i < workers_.size(); ++i)
             if (std::strcmp(workers_[i]->name(), "cpu") == 0) cpu_workers_.push_back(i);
         for (size_t i = 0; i < workers_.size(); ++i) threads_.emplace_back([this, i] { worker_loop(i); });
@@ -155,8 +166,10 @@ public:
         // Small whole messages: the CPU worker's own fast path (libcrypto in one call).
         if (memory != BC_MEMORY_HOST || len >= opt_.cpu_threshold) return Status(BC_ERR_NOT_SUPPORTED);
         const auto& ek = static_cast<const EngineKey&>(bkey);
-        const int w = small_worker(ek);
-        if (w < 0) return Status(BC_ERR_NOT_SUPPORTED);
+        // A job another worker should take (the CPU is busy) goes the chunk way: aead_chunk chooses again.
+        const int w = choose_worker(ek, len);
+        if (w < 0 || !is_cpu(size_t(w))) return Status(BC_ERR_NOT_SUPPORTED);
+        InFlight busy(inflight_[size_t(w)]);
         Status st = workers_[w]->aead_oneshot(key, *ek.keys[w], dir, nonce, nonce_len, aad, aad_len, in, out, len,
                                               tag, tag_len, memory);
         if (st.code != BC_ERR_NOT_SUPPORTED) count_small();
@@ -212,6 +225,35 @@ private:
         return -1;
     }
 
+    bool is_cpu(size_t w) const { return std::find(cpu_workers_.begin(), cpu_workers_.end(), w) != cpu_workers_.end(); }
+
+    // Where a job that stays whole runs (on the calling thread). Many callers at once
+    // (the CLI's segments, a server's threads) must not all land on one worker: while
+    // the CPU worker is busy with another caller's job, a job of at least
+    // opt_.gpu_min_job bytes goes to the least loaded other worker that has room
+    // (fewer than opt_.gpu_concurrency such jobs in flight); anything smaller, or with
+    // no room anywhere, stays on the CPU (its pool serves concurrent callers).
+    int choose_worker(const EngineKey& ek, size_t len) const {
+        const int cpu = small_worker(ek);
+        const bool cpu_busy = cpu < 0 || !is_cpu(size_t(cpu)) || inflight_[size_t(cpu)].load() > 0;
+        if (len < opt_.gpu_min_job || !cpu_busy) return cpu;
+        int best = -1;
+        for (size_t i = 0; i < workers_.size(); ++i) {
+            if (is_cpu(i) || !ek.keys[i] || !workers_[i]->supports_memory(BC_MEMORY_HOST)) continue;
+            const int load = inflight_[i].load();
+            if (load >= int(opt_.gpu_concurrency)) continue;
+            if (best < 0 || load < inflight_[size_t(best)].load()) best = int(i);
+        }
+        return best >= 0 ? best : cpu;
+    }
+
+    // Counts a whole job on worker w while it runs.
+    struct InFlight {
+        std::atomic<int>& n;
+        explicit InFlight(std::atomic<int>& c) : n(c) { n.fetch_add(1); }
+        ~InFlight() { n.fetch_sub(1); }
+    };
+
     // The worker owning device pointer p (-1: unknown, ask them in turn).
     int device_owner(const void* p, const EngineKey* ek) const {
         if (!opt_.device_of || opt_.worker_devices.size() != workers_.size()) return -1;
@@ -239,6 +281,18 @@ private:
         return last;
     }
 
+    // Pieces this large or larger teach the engine a worker's rate (smaller ones are mostly
+    // fixed costs; a chunk is rarely smaller).
+    static constexpr size_t kRatePieceMin = size_t(64) << 10;
+    // Under mu_: folds a finished piece's rate into the worker's (moving average).
+    void learn_rate(size_t w, size_t kind, size_t bytes, std::chrono::steady_clock::time_point t0) {
+        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (sec <= 0) return;
+        double& r = rate_[w * kRateKinds + kind];
+        const double now = double(bytes) / sec;
+        r = r > 0 ? 0.7 * r + 0.3 * now : now;
+    }
+
     // Small jobs take no lock (many threads may send them at once).
     void count_small() { small_jobs_.fetch_add(1, std::memory_order_relaxed); }
 
@@ -255,6 +309,8 @@ private:
     std::deque<Job*> jobs_;
     bool stop_ = false;
     EngineStats stats_;
+    std::vector<double> rate_;  // bytes/s per (worker, kind), learned from pieces (0: not yet); under mu_
+    std::unique_ptr<std::atomic<int>[]> inflight_;  // whole jobs running per worker (choose_worker)
     std::atomic<uint64_t> small_jobs_{0}, device_jobs_{0};
     std::vector<std::thread> threads_;
 };
@@ -287,7 +343,31 @@ bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
         } else if (j->next < j->nchunks) {
             const size_t left = j->nchunks - j->next;
             size_t n = 1;
-            if (opt_.guided) n = std::max<size_t>(1, left / (2 * std::max<size_t>(j->healthy, 1)));
+            if (opt_.guided) {
+                // Guided by rates: a worker takes about half of its share of what is left,
+                // its share being its learned rate over the sum (equal shares until every
+                // worker has a rate), and takes nothing when one chunk would keep it busy
+                // longer than the others need for everything left: a slow worker must
+                // not hold the job's tail.
+                // The fastest worker never declines, so a job always finishes.
+                double mine = rate_[w * kRateKinds + j->kind], others = 0, fastest = 0;
+                bool known = mine > 0;
+                for (size_t i = 0; i < workers_.size(); ++i) {
+                    if (i == w || !j->usable[i] || j->out[i]) continue;
+                    const double r = rate_[i * kRateKinds + j->kind];
+                    known = known && r > 0;
+                    others += r;
+                    fastest = std::max(fastest, r);
+                }
+                if (known && others > 0) {
+                    const double left_bytes = double(j->len - j->next * j->chunk);
+                    const double next_bytes = std::min(double(j->chunk), left_bytes);
+                    if (mine < fastest && next_bytes / mine > left_bytes / others) continue;
+                    n = std::max<size_t>(1, size_t(double(left) * mine / (mine + others) / 2));
+                } else {
+                    n = std::max<size_t>(1, left / (2 * std::max<size_t>(j->healthy, 1)));
+                }
+            }
             *first = j->next;
             *count = n;
             j->next += n;
@@ -309,6 +389,7 @@ void EngineBackend::worker_loop(size_t w) {
         if (!job) return;  // stopping, nothing picked
         ++job->running;
         const bool inject = opt_.fail_worker == int(w) && job->taken[w] + count > opt_.fail_after_chunks;
+        auto t0 = std::chrono::steady_clock::now();
         job->taken[w] += count;
         lk.unlock();
         Status st;
@@ -317,6 +398,7 @@ void EngineBackend::worker_loop(size_t w) {
             st = Status(opt_.fail_status, "injected failure (EngineOptions::fail_worker)");
         } else {
             // Nothing may escape a worker thread: an exception becomes the piece's status.
+            t0 = std::chrono::steady_clock::now();
             try {
                 st = job->run(w, first, count);
             } catch (const std::bad_alloc&) {
@@ -331,7 +413,11 @@ void EngineBackend::worker_loop(size_t w) {
         bool wake_others = false;
         if (st) {
             job->done += count;
-            stats_.bytes[w] += job->piece_bytes(first, count);
+            const size_t bytes = job->piece_bytes(first, count);
+            stats_.bytes[w] += bytes;
+            if (!inject && bytes >= kRatePieceMin) learn_rate(w, job->kind, bytes, t0);
+            // Rates moved: a worker that declined (pick) may be the fastest idle one now.
+            wake_others = opt_.guided && (job->next < job->nchunks || !job->again.empty());
         } else {
             ++stats_.failures;
             if (!job->out[w]) {
@@ -362,9 +448,12 @@ Status EngineBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, con
     // Serial or unsplittable jobs, and small ones: one worker, on this thread.
     const bool serial = (mode == Mode::CBC && op.dir == Dir::Encrypt) || (mode == Mode::XTS && op.data_unit == 0);
     if (serial || op.len < opt_.cpu_threshold || op.len <= opt_.chunk) {
-        const int w = small_worker(ek);
+        // CBC encryption runs on the host whatever the worker: keep it on the CPU.
+        const bool cbc_enc = mode == Mode::CBC && op.dir == Dir::Encrypt;
+        const int w = cbc_enc ? small_worker(ek) : choose_worker(ek, op.len);
         if (w < 0) return Status(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes host memory for this key");
         count_small();
+        InFlight busy(inflight_[size_t(w)]);
         return workers_[w]->cipher(key, *ek.keys[w], op);
     }
     size_t chunk = opt_.chunk;
@@ -373,7 +462,7 @@ Status EngineBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, con
         chunk = std::max<size_t>(chunk / unit, 1) * unit;
     }
     Job job;
-    job.plan(op.len, chunk);
+    job.plan(op.len, chunk, mode);
     job.retry = op.in != op.out;
     // CBC decryption: chunk k chains from the ciphertext block before it, saved now,
     // before any in-place output can land there.
@@ -455,13 +544,14 @@ Status EngineBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey,
     if (mode != Mode::GCM && mode != Mode::ChaChaPoly)
         return Status(BC_ERR_NOT_SUPPORTED, std::string(key.alg->name) + " is not an AEAD the engine can split");
     if (op.len < opt_.cpu_threshold || op.len <= opt_.chunk) {
-        const int w = small_worker(ek);
+        const int w = choose_worker(ek, op.len);
         if (w < 0) return Status(BC_ERR_NOT_SUPPORTED, "no worker of the engine takes host memory for this key");
         count_small();
+        InFlight busy(inflight_[size_t(w)]);
         return workers_[w]->aead_chunk(key, *ek.keys[w], op);
     }
     Job job;
-    job.plan(op.len, opt_.chunk);  // a multiple of 64: every piece but the last is whole blocks
+    job.plan(op.len, opt_.chunk, mode);  // a multiple of 64: every piece but the last is whole blocks
     job.retry = op.in != op.out;
     Partials parts(job.nchunks);
     job.run = [&](size_t w, size_t first, size_t count) -> Status {
@@ -502,7 +592,7 @@ Status EngineBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp&
         return workers_[w]->mac(key, *ek.keys[w], op);
     }
     Job job;
-    job.plan(op.len, opt_.chunk);
+    job.plan(op.len, opt_.chunk, mode);
     job.retry = true;  // reads only
     Partials parts(job.nchunks);
     job.run = [&](size_t w, size_t first, size_t count) -> Status {

@@ -1,7 +1,10 @@
 // The engine (DESIGN.md, "How data flows"): a Backend made of worker backends.
 //
 // Every call is cut into chunks that all workers pull from ONE queue until the
-// job is done; each worker has its own persistent thread. Pieces follow the
+// job is done; each worker has its own persistent thread. Each worker's rate is
+// learned per kind of work from the pieces it ran, and grabs follow it (a worker
+// takes about half its share of what is left, and nothing when one chunk would
+// keep it busy longer than the others need for all of it). Pieces follow the
 // mode's rules (backend.h: every piece carries its start state):
 //   ECB          any block boundary
 //   CTR, stream  any boundary (chunks are 64-byte multiples); offset = op.offset + piece offset
@@ -52,6 +55,12 @@ struct EngineOptions {
     size_t chunk = kEngineDefaultChunk;           // bytes; rounded down to 64-byte multiples (>= 64)
     size_t cpu_threshold = kEngineDefaultCpuThreshold;  // jobs under it: the first CPU worker alone
     bool guided = true;                           // false: every grab is exactly one chunk
+    // Jobs that stay whole (under cpu_threshold, or one chunk) run on the calling thread:
+    // on the CPU worker, unless it is busy with another caller's job and the job has at
+    // least gpu_min_job bytes; then on the least loaded other worker with fewer than
+    // gpu_concurrency such jobs in flight (a GPU's pipeline overlaps that many callers).
+    size_t gpu_min_job = size_t(1) << 20;
+    unsigned gpu_concurrency = 8;
     std::string name = "engine";                  // what name() answers ("hybrid", "cuda:all")
 
     // Device memory ownership. worker_devices[i]: the CUDA ordinal of worker i, -1 for

@@ -1,5 +1,7 @@
 #include "util/thread_pool.h"
 
+#include <algorithm>
+
 namespace bc {
 namespace {
 thread_local bool t_inside_pool_task = false;
@@ -31,24 +33,23 @@ void ThreadPool::drain(Batch& b) {
     t_inside_pool_task = was_inside;
 }
 
+ThreadPool::Batch* ThreadPool::open_batch() {
+    for (Batch* b : batches_)
+        if (b->next.load(std::memory_order_relaxed) < b->n) return b;
+    return nullptr;
+}
+
 void ThreadPool::worker_loop() {
-    unsigned long seen = 0;
+    std::unique_lock<std::mutex> lk(mu_);
     for (;;) {
         Batch* b = nullptr;
-        {
-            std::unique_lock<std::mutex> lk(mu_);
-            wake_.wait(lk, [&] { return stop_ || (current_ != nullptr && generation_ != seen); });
-            if (stop_) return;
-            seen = generation_;
-            b = current_;
-            ++busy_;  // the batch must outlive every worker that took it
-        }
+        wake_.wait(lk, [&] { return stop_ || (b = open_batch()) != nullptr; });
+        if (stop_) return;
+        ++b->helpers;
+        lk.unlock();
         drain(*b);
-        {
-            std::lock_guard<std::mutex> lk(mu_);
-            --busy_;
-        }
-        finished_.notify_all();
+        lk.lock();
+        if (--b->helpers == 0) finished_.notify_all();
     }
 }
 
@@ -61,20 +62,19 @@ void ThreadPool::parallel_for(size_t n, const std::function<void(size_t)>& task)
         t_inside_pool_task = was_inside;
         return;
     }
-    std::lock_guard<std::mutex> submit(submit_mu_);
     Batch b;
     b.task = &task;
     b.n = n;
     {
         std::lock_guard<std::mutex> lk(mu_);
-        current_ = &b;
-        ++generation_;
+        batches_.push_back(&b);
     }
     wake_.notify_all();
     drain(b);
     std::unique_lock<std::mutex> lk(mu_);
-    current_ = nullptr;  // no new worker picks the batch up from here on
-    finished_.wait(lk, [&] { return b.done.load() == b.n && busy_ == 0; });
+    // Every task was taken (drain returned); wait for the helpers still running one.
+    finished_.wait(lk, [&] { return b.done.load() == b.n && b.helpers == 0; });
+    batches_.erase(std::find(batches_.begin(), batches_.end(), &b));
 }
 
 }  // namespace bc

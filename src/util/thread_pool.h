@@ -2,6 +2,11 @@
 // and wait for all of them. The calling thread takes tasks too, so a pool of
 // size 1 runs everything inline. Tasks are pulled from a shared counter, so
 // uneven tasks balance themselves.
+//
+// Several callers at once (threads sharing a context) do not queue behind each
+// other: every call is a batch in a list; each caller works on its own batch and
+// the pool's threads help the oldest batch that still has tasks. So n callers
+// use n + pool threads, and a small call never waits for a large one to end.
 #pragma once
 
 #include <atomic>
@@ -34,18 +39,17 @@ private:
         size_t n = 0;
         std::atomic<size_t> next{0};
         std::atomic<size_t> done{0};
+        unsigned helpers = 0;  // pool threads inside it (under mu_): it must outlive them
     };
     void worker_loop();
+    Batch* open_batch();  // under mu_: the oldest batch with tasks left, or nullptr
     static void drain(Batch& b);
 
     std::vector<std::thread> workers_;
     std::mutex mu_;
     std::condition_variable wake_, finished_;
-    Batch* current_ = nullptr;
-    unsigned long generation_ = 0;
-    unsigned busy_ = 0;  // workers inside the current batch
+    std::vector<Batch*> batches_;  // in arrival order
     bool stop_ = false;
-    std::mutex submit_mu_;  // one batch at a time; concurrent callers queue here
 };
 
 }  // namespace bc

@@ -6,6 +6,9 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <mutex>
+#include <functional>
+#include <condition_variable>
 #include <thread>
 
 #include "test_engine_util.h"
@@ -22,12 +25,15 @@ std::unique_ptr<bc::Backend> cpu_backend(unsigned threads) {
     return b;
 }
 
-// A worker that takes its time (1 ms per call) before doing the real work: with it the
-// fault tests know which worker grabs pieces (the fast, faulty one always does).
+// A worker that takes its time (1 ms per call unless told) before doing the real work:
+// with it the fault tests know which worker grabs pieces (the fast, faulty one always
+// does). It may pass for another kind of worker (name) and run a hook before each call.
 class SlowBackend final : public bc::Backend {
 public:
-    explicit SlowBackend(std::unique_ptr<bc::Backend> b) : b_(std::move(b)) {}
-    const char* name() const override { return b_->name(); }
+    explicit SlowBackend(std::unique_ptr<bc::Backend> b, std::chrono::milliseconds nap = std::chrono::milliseconds(1),
+                         const char* name = nullptr, std::function<void()> before = {})
+        : b_(std::move(b)), nap_(nap), name_(name), before_(std::move(before)) {}
+    const char* name() const override { return name_ ? name_ : b_->name(); }
     std::string device_name() const override { return "slow " + b_->device_name(); }
     bool supports(const bc::Algorithm& a) const override { return b_->supports(a); }
     bool supports_memory(bc_memory m) const override { return b_->supports_memory(m); }
@@ -48,9 +54,18 @@ public:
     }
     bc::Status wipe(void* p, size_t n, bc_memory m, void* s) override { return b_->wipe(p, n, m, s); }
 
+    std::atomic<int> calls{0};
+
 private:
-    static void nap() { std::this_thread::sleep_for(std::chrono::milliseconds(1)); }
+    void nap() {
+        calls.fetch_add(1);
+        if (before_) before_();
+        std::this_thread::sleep_for(nap_);
+    }
     std::unique_ptr<bc::Backend> b_;
+    std::chrono::milliseconds nap_;
+    const char* name_;
+    std::function<void()> before_;
 };
 
 // slow_except >= 0: every worker but that one is a SlowBackend.
@@ -70,6 +85,22 @@ struct RefCtx {
     bc_context* ctx = nullptr;
     RefCtx() { EXPECT_EQ(BC_OK, bc_context_create("cpu", "threads=2", &ctx)) << bc_last_error(); }
     ~RefCtx() { bc_context_destroy(ctx); }
+};
+
+// An engine and the CPU reference, each with the same AES-128-CTR key.
+struct CtrPair {
+    WrappedCtx test;
+    RefCtx ref;
+    Bytes key = rnd(16), iv = rnd(16);
+    CKey kt{test.ctx, "aes-128-ctr", key}, kr{ref.ctx, "aes-128-ctr", key};
+    CtrPair(std::vector<std::unique_ptr<bc::Backend>> workers, const bc::EngineOptions& eo)
+        : test(engine_of(std::move(workers), eo), "engine") {}
+    static std::unique_ptr<bc::Backend> engine_of(std::vector<std::unique_ptr<bc::Backend>> workers,
+                                                  const bc::EngineOptions& eo) {
+        std::unique_ptr<bc::Backend> e;
+        EXPECT_TRUE(bc::make_engine_backend(std::move(workers), eo, &e).is_ok());
+        return e;
+    }
 };
 
 struct Config {
@@ -176,6 +207,101 @@ TEST(EngineCpu, ConcurrentCallersShareTheQueue) {
         }));
     }
     for (auto& f : fs) EXPECT_TRUE(f.get());
+}
+
+// Whole jobs from many callers: while the CPU worker is busy with one caller's job, the
+// next job big enough goes to the other worker (a GPU in real life); a small one stays
+// on the CPU. Outputs are exact either way.
+TEST(EngineCpu, ABusyCpuSendsWholeJobsToTheOtherWorker) {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool open = false;
+    int waiting = 0;
+    auto gate = [&] {  // holds every CPU call until the test opens it
+        std::unique_lock<std::mutex> lk(mu);
+        ++waiting;
+        cv.notify_all();
+        cv.wait(lk, [&] { return open; });
+    };
+    auto cpu = std::make_unique<SlowBackend>(cpu_backend(2), std::chrono::milliseconds(0), "cpu", gate);
+    auto other = std::make_unique<SlowBackend>(cpu_backend(2), std::chrono::milliseconds(0), "fake-gpu");
+    SlowBackend* cpu_w = cpu.get();
+    SlowBackend* other_w = other.get();
+    std::vector<std::unique_ptr<bc::Backend>> w;
+    w.push_back(std::move(cpu));
+    w.push_back(std::move(other));
+    bc::EngineOptions eo;
+    eo.chunk = size_t(1) << 20;  // every job below is one chunk: it stays whole
+    eo.gpu_min_job = 64 * 1024;
+    CtrPair p(std::move(w), eo);
+    ASSERT_NE(nullptr, p.test.ctx->backend);
+    WrappedCtx& test = p.test;
+    Bytes& iv = p.iv;
+    CKey &kt = p.kt, &kr = p.kr;
+    auto check = [&](size_t len) {
+        Bytes pt = rnd(len), a(len), b(len);
+        size_t n = 0;
+        bool ok = bc_encrypt(kt.k, iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr) == BC_OK;
+        ok = ok && bc_encrypt(kr.k, iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr) == BC_OK;
+        return ok && a == b;
+    };
+    auto first = std::async(std::launch::async, [&] { return check(256 * 1024); });  // the CPU takes it
+    {
+        std::unique_lock<std::mutex> lk(mu);
+        ASSERT_TRUE(cv.wait_for(lk, std::chrono::seconds(20), [&] { return waiting == 1; }));
+    }
+    EXPECT_TRUE(check(256 * 1024));  // CPU busy: the other worker runs it, while the CPU is held
+    EXPECT_EQ(1, other_w->calls.load());
+    auto small = std::async(std::launch::async, [&] { return check(4096); });  // too small: waits for the CPU
+    {
+        std::unique_lock<std::mutex> lk(mu);
+        EXPECT_TRUE(cv.wait_for(lk, std::chrono::seconds(20), [&] { return waiting == 2; }));
+        open = true;
+    }
+    cv.notify_all();
+    EXPECT_TRUE(first.get());
+    EXPECT_TRUE(small.get());
+    EXPECT_EQ(2, cpu_w->calls.load());
+    EXPECT_EQ(1, other_w->calls.load());
+}
+
+// Grabs follow the rates the engine learned: once it has seen a worker that is ~100x
+// slower, that worker no longer holds up the tail of a job (it takes at most a chunk).
+TEST(EngineCpu, ASlowWorkerStopsTakingPiecesOnceItsRateIsKnown) {
+    std::vector<std::unique_ptr<bc::Backend>> w;
+    w.push_back(cpu_backend(2));
+    auto slow = std::make_unique<SlowBackend>(cpu_backend(1), std::chrono::milliseconds(200));
+    SlowBackend* slow_w = slow.get();
+    w.push_back(std::move(slow));
+    bc::EngineOptions eo;
+    eo.chunk = 256 * 1024;
+    eo.cpu_threshold = 0;
+    CtrPair p(std::move(w), eo);
+    ASSERT_NE(nullptr, p.test.ctx->backend);
+    WrappedCtx& test = p.test;
+    Bytes& iv = p.iv;
+    CKey &kt = p.kt, &kr = p.kr;
+    const size_t len = size_t(8) << 20;
+    Bytes pt = rnd(len), a(len), b(len);
+    size_t n = 0;
+    ASSERT_EQ(BC_OK, bc_encrypt(kr.k, iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr));
+    // Until the slow worker has run a piece (its thread may wake after the fast one took
+    // everything on a loaded machine), jobs have equal shares; then its rate is known.
+    for (int tries = 0; tries < 10 && slow_w->calls.load() == 0; ++tries) {
+        ASSERT_EQ(BC_OK, bc_encrypt(kt.k, iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr));
+        EXPECT_EQ(a, b);
+    }
+    ASSERT_GE(slow_w->calls.load(), 1) << "the slow worker never got a piece while rates were unknown";
+    bc::EngineStats s1;
+    ASSERT_TRUE(bc::engine_stats(test.backend(), &s1));
+    bc::engine_reset_stats(test.backend());
+    std::fill(a.begin(), a.end(), 0);
+    ASSERT_EQ(BC_OK, bc_encrypt(kt.k, iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr));
+    EXPECT_EQ(a, b);
+    bc::EngineStats s2;
+    ASSERT_TRUE(bc::engine_stats(test.backend(), &s2));
+    EXPECT_LE(s2.bytes[1], eo.chunk) << "the slow worker still took " << s2.bytes[1] << " bytes";
+    EXPECT_LT(s2.bytes[1], s1.bytes[1]);
 }
 
 // ---- faults -------------------------------------------------------------------------

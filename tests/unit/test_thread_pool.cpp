@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -22,7 +25,7 @@ TEST(ThreadPool, NestedCallsRunInline) {
     EXPECT_EQ(total.load(), 64);
 }
 
-TEST(ThreadPool, ConcurrentCallersAreSerialisedSafely) {
+TEST(ThreadPool, ConcurrentCallersEachGetEveryTask) {
     bc::ThreadPool pool(4);
     std::atomic<int> total{0};
     std::vector<std::thread> callers;
@@ -32,4 +35,38 @@ TEST(ThreadPool, ConcurrentCallersAreSerialisedSafely) {
         });
     for (auto& t : callers) t.join();
     EXPECT_EQ(total.load(), 4 * 50 * 17);
+}
+
+// A call made while another caller's long batch holds every pool thread still
+// completes: each caller works on its own batch (the old pool queued callers).
+TEST(ThreadPool, ASmallCallDoesNotWaitForALongOne) {
+    bc::ThreadPool pool(3);
+    std::mutex mu;
+    std::condition_variable cv;
+    bool release = false, small_done = false;
+    std::atomic<int> long_started{0};
+    std::thread long_caller([&] {
+        pool.parallel_for(3, [&](size_t) {
+            long_started.fetch_add(1);
+            std::unique_lock<std::mutex> lk(mu);
+            cv.wait(lk, [&] { return release; });
+        });
+    });
+    while (long_started.load() < 3) std::this_thread::yield();  // every pool thread is stuck
+    std::thread small_caller([&] {
+        std::atomic<int> n{0};
+        pool.parallel_for(5, [&](size_t) { n.fetch_add(1); });
+        std::lock_guard<std::mutex> lk(mu);
+        small_done = n.load() == 5;
+        cv.notify_all();
+    });
+    {
+        std::unique_lock<std::mutex> lk(mu);
+        cv.wait_for(lk, std::chrono::seconds(20), [&] { return small_done; });
+        EXPECT_TRUE(small_done) << "the small call waited for the long one";
+        release = true;
+    }
+    cv.notify_all();
+    long_caller.join();
+    small_caller.join();
 }

@@ -15,6 +15,9 @@
 namespace bc {
 namespace {
 
+// The IV length of a freshly keyed AES-GCM or ChaCha20-Poly1305 context.
+constexpr size_t kEvpAeadDefaultIv = 12;
+
 int size_index(size_t key_bytes) { return key_bytes == 16 ? 0 : key_bytes == 24 ? 1 : 2; }
 
 std::string openssl_error(const char* what) {
@@ -453,7 +456,11 @@ Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Ev
     int outl = 0;
     uint8_t full[16];
     // Only the IV changes per message; the key schedule stays in the context.
-    bool ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce_len), nullptr) == 1 &&
+    // Pooled contexts keep the default IV length, so a 12-byte nonce needs no
+    // control call (in OpenSSL 3 each one is a parameter lookup by name).
+    const bool other_iv_len = nonce_len != kEvpAeadDefaultIv;
+    bool ok = (!other_iv_len ||
+               EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce_len), nullptr) == 1) &&
               EVP_CipherInit_ex2(c, nullptr, nullptr, nonce, enc, nullptr) == 1 &&
               (aad_len == 0 || evp_update(c, nullptr, aad, aad_len)) && evp_update(c, out, in, len);
     Status s;
@@ -472,8 +479,14 @@ Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Ev
         }
     }
     secure_wipe(full, sizeof full);
-    // A context in an unknown state is not reused.
-    if (s.is_ok() || s.code == BC_ERR_AUTH_FAILED) pool.release(c);
+    // A context in an unknown state is not reused, nor one left at another IV length.
+    bool reuse = s.is_ok() || s.code == BC_ERR_AUTH_FAILED;
+    if (reuse && other_iv_len &&
+        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(kEvpAeadDefaultIv), nullptr) != 1) {
+        ERR_clear_error();
+        reuse = false;
+    }
+    if (reuse) pool.release(c);
     else EVP_CIPHER_CTX_free(c);
     return s;
 }

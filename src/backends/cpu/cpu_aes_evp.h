@@ -25,7 +25,7 @@ public:
     EvpKeyedPool& operator=(const EvpKeyedPool&) = delete;
     ~EvpKeyedPool();
     EVP_CIPHER_CTX* acquire();            // a keyed context, or nullptr when none is free
-    void release(EVP_CIPHER_CTX* c);      // back to the pool, still keyed
+    void release(EVP_CIPHER_CTX* c);      // back to the pool, still keyed (AEADs: at the default IV length)
 
 private:
     // Sharded by calling thread, so many threads on one key rarely share a lock.

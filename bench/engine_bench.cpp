@@ -16,7 +16,7 @@
 //      directly, then through the C API, then the default context ("auto").
 //
 //   engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick] [--smoke]
-//                [--small-only] [--repeat N]
+//                [--small-only] [--repeat N] [--small-size BYTES]
 //
 // Markdown on stdout, JSON to FILE. GB = 1e9 bytes. Runs with or without GPUs
 // (GPU rows say why they are missing), on one GPU or several (cuda:all).
@@ -66,6 +66,7 @@ struct Args {
     bool smoke = false;
     bool small_only = false;  // section 4 alone
     int repeat = 5;           // section 4: rounds, the median is reported
+    size_t small_size = 4096; // section 4: bytes per job
 };
 
 // ---- JSON, written by hand (flat enough) ------------------------------------------
@@ -514,19 +515,21 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     j.num("threshold_default_bytes", double(bc::kEngineDefaultCpuThreshold));
 }
 
-// Section 4: a 4 KiB job on one core, layer by layer, against OpenSSL EVP: the
-// median of a.repeat rounds (time_round: the layers take turns in short batches). The engine over one CPU worker is the path
-// "auto" takes on a GPU host for a small job (the hybrid engine sends it to its
-// CPU worker on the calling thread), so it is measured on any machine.
+// Section 4: a 4 KiB job (a.small_size) on one core, layer by layer, against
+// OpenSSL EVP: the median of a.repeat rounds (time_round: the layers take turns
+// in short batches). The engine over one CPU worker is the path "auto" takes on
+// a GPU host for a small job (the hybrid engine sends it to its CPU worker on
+// the calling thread), so it is measured on any machine.
 void small_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
-    const size_t len = 4096;
+    const size_t len = a.small_size;
     const int rounds = a.smoke ? 1 : std::max(1, a.repeat);
     const double sec = a.smoke ? 0.02 : std::max(0.05, a.seconds / 2);
-    std::printf("\n## 4 KiB job on one core, layer by layer, against OpenSSL EVP\n\n"
+    const std::string tag = len == 4096 ? "_4k_" : "_" + std::to_string(len) + "b_";  // JSON keys
+    std::printf("\n## %zu-byte job on one core, layer by layer, against OpenSSL EVP\n\n"
                 "OpenSSL: one context keyed once; per job the IV, one update, final (and the tag). "
                 "Each round, the rows take turns in batches of 100 jobs for %.2f s per row and keep their "
                 "median batch; the table gives the median of %d rounds.\n\n",
-                sec, rounds);
+                len, sec, rounds);
     Ctx autoc("auto", "auto");
     Ctx cpuc("cpu", "cpu");
     // The hybrid engine's CPU worker, without the GPUs (make_device_engine's share of the cores).
@@ -561,7 +564,7 @@ void small_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
         for (Timed& row : rows) {
             const double m = failed ? -1 : median(row.ns);
             std::printf("| %s | %s | %.0f | %.2f |\n", alg, row.label, m, m / base);
-            j.num(std::string(alg) + "_4k_" + row.key + "_ns", m);
+            j.num(std::string(alg) + tag + row.key + "_ns", m);
         }
     }
     if (failed_any) std::printf("\nSome calls FAILED: the rows of that algorithm read -1.\n");
@@ -589,11 +592,13 @@ int main(int argc, char** argv) {
         else if (s == "--smoke") a.quick = a.smoke = true;
         else if (s == "--small-only") a.small_only = true;
         else if (s == "--repeat") a.repeat = std::atoi(next());
+        else if (s == "--small-size") a.small_size = std::strtoull(next(), nullptr, 10);
         else if (s == "-h" || s == "--help") {
             std::printf("engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick] [--smoke]\n"
-                        "             [--small-only] [--repeat N]\n"
+                        "             [--small-only] [--repeat N] [--small-size BYTES]\n"
                         "  --quick: 64 MiB jobs, 0.2 s per point; --smoke: 16 MiB, 0.05 s (bench/run_all.sh --smoke)\n"
-                        "  --small-only: section 4 alone (4 KiB jobs layer by layer); --repeat N: its rounds (5)\n");
+                        "  --small-only: section 4 alone (4 KiB jobs layer by layer); --repeat N: its rounds (5);\n"
+                        "  --small-size BYTES: its job size (4096; a tiny job shows each layer's fixed cost)\n");
             return 0;
         } else if (!s.empty() && s[0] != '-') a.json = s;
         else {

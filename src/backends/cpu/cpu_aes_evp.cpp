@@ -81,7 +81,10 @@ bool evp_update(EVP_CIPHER_CTX* c, uint8_t* out, const uint8_t* in, size_t len) 
 
 // Piece size: enough pieces to balance the pool, large enough to amortise setup.
 size_t piece_size(size_t len, unsigned threads, size_t chunk, size_t granule) {
-    size_t p = chunk ? chunk : std::clamp<size_t>(len / (size_t(threads) * 4), 64 * 1024, 4 << 20);
+    constexpr size_t kMinPiece = 64 * 1024;
+    size_t p = chunk                ? chunk
+               : len <= kMinPiece  ? kMinPiece  // a small job: no division on its path
+                                    : std::clamp<size_t>(len / (size_t(threads) * 4), kMinPiece, 4 << 20);
     p = std::max(granule, p / granule * granule);
     return p;
 }

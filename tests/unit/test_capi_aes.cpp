@@ -333,6 +333,9 @@ TEST(CapiBadInput, DistinctStatuses) {
     EXPECT_EQ(BC_ERR_IV_SIZE, bc_encrypt(ctr.k, iv.data(), 12, buf.data(), 64, out.data(), 64, &n, nullptr));
     EXPECT_EQ(BC_ERR_COUNTER_OVERFLOW, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 17, out.data(), 64, &n, nullptr));
     EXPECT_EQ(BC_OK, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 16, out.data(), 64, &n, nullptr));
+    iv[15] = 0xfe;  // 2^128 - 2: two blocks left, and the halves' order matters
+    EXPECT_EQ(BC_OK, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 32, out.data(), 64, &n, nullptr));
+    EXPECT_EQ(BC_ERR_COUNTER_OVERFLOW, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 33, out.data(), 64, &n, nullptr));
     EXPECT_EQ(BC_ERR_OVERLAP, bc_encrypt(ctr.k, Bytes(16).data(), 16, buf.data(), 32, buf.data() + 1, 32, &n, nullptr));
     EXPECT_EQ(BC_ERR_OUTPUT_TOO_SMALL, bc_encrypt(ctr.k, Bytes(16).data(), 16, buf.data(), 64, out.data(), 63, &n, nullptr));
     EXPECT_EQ(BC_ERR_NULL_POINTER, bc_encrypt(ctr.k, Bytes(16).data(), 16, nullptr, 64, out.data(), 64, &n, nullptr));

@@ -10,10 +10,13 @@
 //      (getrusage: user + system time of the whole process);
 //   3. the CPU-alone threshold: the smallest job size from which the hybrid engine
 //      (threshold off, job cut in about 8 chunks) beats the CPU alone, and stays ahead;
-//   4. a 4 KiB job through the default context ("auto") against OpenSSL EVP on one
-//      core (key set up once, the same call shape), nanoseconds per job.
+//   4. a 4 KiB job against OpenSSL EVP on one core (key set up once, the same call
+//      shape), nanoseconds per job, layer by layer: the CPU backend and an engine over
+//      one CPU worker (the hybrid's small-job path, measurable without a GPU) called
+//      directly, then through the C API, then the default context ("auto").
 //
 //   engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick] [--smoke]
+//                [--small-only] [--repeat N] [--small-size BYTES]
 //
 // Markdown on stdout, JSON to FILE. GB = 1e9 bytes. Runs with or without GPUs
 // (GPU rows say why they are missing), on one GPU or several (cuda:all).
@@ -61,6 +64,9 @@ struct Args {
     std::string json = "engine_bench.json";
     bool quick = false;
     bool smoke = false;
+    bool small_only = false;  // section 4 alone
+    int repeat = 5;           // section 4: rounds, the median is reported
+    size_t small_size = 4096; // section 4: bytes per job
 };
 
 // ---- JSON, written by hand (flat enough) ------------------------------------------
@@ -191,63 +197,115 @@ double memcpy_gbps(uint8_t* dst, const uint8_t* src, size_t len, unsigned t, dou
     return double(reps) * double(len) / 1e9 / (now() - t0);
 }
 
-// OpenSSL EVP on this thread: ns per job of len bytes (key set once; per job: IV, update, final, tag).
-double evp_ns_per_job(const char* alg, size_t len, double seconds) {
-    const char* name = std::strcmp(alg, "aes-128-ctr") == 0   ? "AES-128-CTR"
-                       : std::strcmp(alg, "aes-256-gcm") == 0 ? "AES-256-GCM"
-                                                              : "ChaCha20-Poly1305";
-    const bool aead = std::strcmp(alg, "aes-128-ctr") != 0;
-    EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, name, nullptr);
-    EVP_CIPHER_CTX* x = EVP_CIPHER_CTX_new();
-    uint8_t key[32] = {0x42}, iv[16] = {7}, tag[16];
-    std::vector<uint8_t> in(len, 1), out(len + 16);
-    EVP_EncryptInit_ex2(x, c, key, iv, nullptr);
-    auto once = [&] {
-        int l = 0;
-        EVP_EncryptInit_ex2(x, nullptr, nullptr, iv, nullptr);
-        EVP_EncryptUpdate(x, out.data(), &l, in.data(), int(len));
-        EVP_EncryptFinal_ex(x, out.data() + l, &l);
-        if (aead) EVP_CIPHER_CTX_ctrl(x, EVP_CTRL_AEAD_GET_TAG, 16, tag);
-    };
-    for (int i = 0; i < 1000; ++i) once();
-    const double t0 = now();
-    size_t reps = 0;
-    while (reps < 1000 || now() - t0 < seconds) {
-        for (int i = 0; i < 100; ++i) once();
-        reps += 100;
-    }
-    const double ns = (now() - t0) * 1e9 / double(reps);
-    EVP_CIPHER_CTX_free(x);
-    EVP_CIPHER_free(c);
-    return ns;
+double median(std::vector<double> v) {
+    if (v.empty()) return -1;
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
-double bc_ns_per_job(bc_context* ctx, const char* alg, size_t len, double seconds) {
-    bc_algorithm_info info{};
-    bc_algorithm_query(alg, &info);
-    std::vector<uint8_t> key(info.key_size, 0x42), in(len, 1), out(len + 16);
-    bc_key* k = nullptr;
-    if (bc_key_create(ctx, alg, key.data(), key.size(), &k) != BC_OK) return -1;
-    uint8_t iv[32] = {7}, tag[16];
-    auto once = [&] {
-        size_t n = 0;
-        bc_status st = info.kind == BC_KIND_AEAD
-                           ? bc_aead_seal_detached(k, iv, info.iv_size, nullptr, 0, in.data(), len, out.data(), tag,
-                                                   16, nullptr)
-                           : bc_encrypt(k, iv, info.iv_size, in.data(), len, out.data(), len, &n, nullptr);
-        (void)st;
-    };
-    for (int i = 0; i < 1000; ++i) once();
-    const double t0 = now();
-    size_t reps = 0;
-    while (reps < 1000 || now() - t0 < seconds) {
-        for (int i = 0; i < 100; ++i) once();
-        reps += 100;
+// One way of running a job, timed by small_jobs.
+struct Timed {
+    const char* label;
+    const char* key;  // JSON
+    std::function<void()> once;
+    std::vector<double> ns;  // one figure per round
+};
+
+// One round of section 4: after 1000 warm-up calls each, the rows take turns in
+// batches of 100 calls (a few hundred microseconds) until each has run about
+// `seconds`; a row's figure is its median batch in ns per call. Turns that short
+// put every row under the same load from the rest of a shared machine, and the
+// median drops the batches a preemption hit.
+void time_round(std::vector<Timed>& rows, double seconds) {
+    for (Timed& r : rows)
+        for (int i = 0; i < 1000; ++i) r.once();
+    std::vector<std::vector<double>> batches(rows.size());
+    const double t_end = now() + seconds * double(rows.size());
+    while (batches[0].size() < 10 || now() < t_end) {
+        for (size_t k = 0; k < rows.size(); ++k) {
+            const double t0 = now();
+            for (int i = 0; i < 100; ++i) rows[k].once();
+            batches[k].push_back((now() - t0) * 1e9 / 100);
+        }
     }
-    const double ns = (now() - t0) * 1e9 / double(reps);
-    bc_key_destroy(k);
-    return ns;
+    for (size_t k = 0; k < rows.size(); ++k) rows[k].ns.push_back(median(batches[k]));
 }
+
+// OpenSSL EVP on this thread, the baseline of section 4: one context keyed once
+// (as bulkcrypt's keys are); per job: the IV, one update, final, and for AEADs
+// the 16-byte tag. Out of place, the same buffers' shape as the bulkcrypt rows.
+struct EvpJob {
+    EVP_CIPHER* cipher = nullptr;
+    EVP_CIPHER_CTX* ctx = nullptr;
+    bool aead = false;
+    size_t len = 0;
+    uint8_t key[32] = {0x42}, iv[16] = {7}, tag[16] = {};
+    std::vector<uint8_t> in, out;
+    EvpJob(const char* alg, size_t n) : len(n), in(n, 1), out(n + 16) {
+        const char* name = std::strcmp(alg, "aes-128-ctr") == 0   ? "AES-128-CTR"
+                           : std::strcmp(alg, "aes-256-gcm") == 0 ? "AES-256-GCM"
+                                                                  : "ChaCha20-Poly1305";
+        aead = std::strcmp(alg, "aes-128-ctr") != 0;
+        cipher = EVP_CIPHER_fetch(nullptr, name, nullptr);
+        ctx = EVP_CIPHER_CTX_new();
+        EVP_EncryptInit_ex2(ctx, cipher, key, iv, nullptr);
+    }
+    ~EvpJob() {
+        EVP_CIPHER_CTX_free(ctx);
+        EVP_CIPHER_free(cipher);
+    }
+    void once() {
+        int l = 0;
+        EVP_EncryptInit_ex2(ctx, nullptr, nullptr, iv, nullptr);
+        EVP_EncryptUpdate(ctx, out.data(), &l, in.data(), int(len));
+        EVP_EncryptFinal_ex(ctx, out.data() + l, &l);
+        if (aead) EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag);
+    }
+};
+
+// One bulkcrypt key and its buffers; once() is one job through the C API,
+// backend_once() the same job handed to the context's backend directly (what is
+// left once the C API's checks are taken away).
+struct BcJob {
+    bc_algorithm_info info{};
+    bc_key* key = nullptr;
+    size_t len = 0;
+    uint8_t iv[32] = {7}, tag[16] = {};
+    std::vector<uint8_t> in, out;
+    BcJob(bc_context* ctx, const char* alg, size_t n) : len(n), in(n, 1), out(n + 16) {
+        bc_algorithm_query(alg, &info);
+        std::vector<uint8_t> k(info.key_size, 0x42);
+        if (bc_key_create(ctx, alg, k.data(), k.size(), &key) != BC_OK) key = nullptr;
+    }
+    ~BcJob() { bc_key_destroy(key); }
+    explicit operator bool() const { return key != nullptr; }
+    void once() {
+        size_t n = 0;
+        const bc_status st =
+            info.kind == BC_KIND_AEAD
+                ? bc_aead_seal_detached(key, iv, info.iv_size, nullptr, 0, in.data(), len, out.data(), tag, 16, nullptr)
+                : bc_encrypt(key, iv, info.iv_size, in.data(), len, out.data(), len, &n, nullptr);
+        failures += st != BC_OK;
+    }
+    void backend_once() {
+        bc::Backend& b = *key->ctx->backend;
+        if (info.kind == BC_KIND_AEAD) {
+            failures += !b.aead_oneshot(key->material, *key->backend_key, bc::Dir::Encrypt, iv, info.iv_size, nullptr,
+                                        0, in.data(), out.data(), len, tag, 16, BC_MEMORY_HOST)
+                             .is_ok();
+            return;
+        }
+        bc::CipherOp op;
+        op.iv = iv;
+        op.iv_len = info.iv_size;
+        op.in = in.data();
+        op.out = out.data();
+        op.len = len;
+        failures += !b.cipher(key->material, *key->backend_key, op).is_ok();
+    }
+    size_t failures = 0;  // calls that did not succeed (a row with any is not a measurement)
+};
 
 std::string gb(double v) {
     char b[32];
@@ -267,60 +325,13 @@ std::string human(size_t n) {
     return b;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    Args a;
-    for (int i = 1; i < argc; ++i) {
-        std::string s = argv[i];
-        auto next = [&]() -> const char* {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "engine_bench: %s needs a value\n", s.c_str());
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (s == "--json") a.json = next();
-        else if (s == "--size") a.size = std::strtoull(next(), nullptr, 10);
-        else if (s == "--seconds") a.seconds = std::atof(next());
-        else if (s == "--quick") a.quick = true;
-        else if (s == "--smoke") a.quick = a.smoke = true;
-        else if (s == "-h" || s == "--help") {
-            std::printf("engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick] [--smoke]\n"
-                        "  --quick: 64 MiB jobs, 0.2 s per point; --smoke: 16 MiB, 0.05 s (bench/run_all.sh --smoke)\n");
-            return 0;
-        } else if (!s.empty() && s[0] != '-') a.json = s;
-        else {
-            std::fprintf(stderr, "engine_bench: unknown argument %s\n", s.c_str());
-            return 2;
-        }
-    }
-    if (a.quick) {
-        a.size = std::min<size_t>(a.size, size_t(64) << 20);
-        a.seconds = std::min(a.seconds, 0.2);
-    }
-    if (a.smoke) {
-        a.size = std::min<size_t>(a.size, size_t(16) << 20);
-        a.seconds = std::min(a.seconds, 0.05);
-    }
-    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    const int ngpu = bc::engine_gpu_count();
-    Json j;
-    j.str("bench", "engine_bench");
-    j.num("size_bytes", double(a.size));
-    j.num("seconds_per_point", a.seconds);
-    j.num("host_threads", hw);
-    j.num("gpus", ngpu);
-
+// Sections 1 to 3: roofs, throughput of a.size-byte jobs, the CPU-alone threshold.
+void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     // Pageable buffers, touched before timing (first-touch faults stay out of the figures).
     std::vector<uint8_t> in(a.size), out(a.size);
     RAND_bytes(in.data(), int(std::min<size_t>(a.size, size_t(1) << 20)));
     for (size_t i = size_t(1) << 20; i < a.size; i += 4096) in[i] = uint8_t(i >> 12);
     std::memset(out.data(), 0, out.size());
-
-    std::printf("# engine_bench\n\n%u host threads, %d CUDA GPU(s), jobs of %s in pageable host memory, "
-                "%.2f s per point. GB = 1e9 bytes.\n\n",
-                hw, ngpu, human(a.size).c_str(), a.seconds);
 
     // ---- 1. roofs ----
     const double mc1 = memcpy_gbps(out.data(), in.data(), a.size, 1, a.seconds);
@@ -502,21 +513,125 @@ int main(int argc, char** argv) {
         j.num("threshold_bytes", double(overall));
     }
     j.num("threshold_default_bytes", double(bc::kEngineDefaultCpuThreshold));
+}
+
+// Section 4: a 4 KiB job (a.small_size) on one core, layer by layer, against
+// OpenSSL EVP: the median of a.repeat rounds (time_round: the layers take turns
+// in short batches). The engine over one CPU worker is the path "auto" takes on
+// a GPU host for a small job (the hybrid engine sends it to its CPU worker on
+// the calling thread), so it is measured on any machine.
+void small_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
+    const size_t len = a.small_size;
+    const int rounds = a.smoke ? 1 : std::max(1, a.repeat);
+    const double sec = a.smoke ? 0.02 : std::max(0.05, a.seconds / 2);
+    const std::string tag = len == 4096 ? "_4k_" : "_" + std::to_string(len) + "b_";  // JSON keys
+    std::printf("\n## %zu-byte job on one core, layer by layer, against OpenSSL EVP\n\n"
+                "OpenSSL: one context keyed once; per job the IV, one update, final (and the tag). "
+                "Each round, the rows take turns in batches of 100 jobs for %.2f s per row and keep their "
+                "median batch; the table gives the median of %d rounds.\n\n",
+                len, sec, rounds);
+    Ctx autoc("auto", "auto");
+    Ctx cpuc("cpu", "cpu");
+    // The hybrid engine's CPU worker, without the GPUs (make_device_engine's share of the cores).
+    bc::ContextOptions co;
+    co.threads = hw > unsigned(ngpu) * 4 ? hw - unsigned(ngpu) * 4 : 1;
+    std::unique_ptr<bc::Backend> cpu_worker, engine;
+    bc::EngineOptions eo;
+    eo.name = "engine(cpu)";
+    std::vector<std::unique_ptr<bc::Backend>> workers;
+    if (bc::make_cpu_backend(co, &cpu_worker).is_ok()) workers.push_back(std::move(cpu_worker));
+    if (workers.empty() || !bc::make_engine_backend(std::move(workers), eo, &engine).is_ok()) engine.reset();
+    Ctx enginec = engine ? Ctx(std::move(engine), "engine(cpu)") : Ctx();
+    j.str("auto_backend", autoc ? bc_context_backend(autoc.ctx) : autoc.why);
+
+    std::printf("| algorithm | layer | ns/job | / OpenSSL |\n| --- | --- | ---: | ---: |\n");
+    const char* algs[] = {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"};
+    bool failed_any = false;
+    for (const char* alg : algs) {
+        EvpJob evp(alg, len);
+        BcJob cpu(cpuc.ctx, alg, len), eng(enginec.ctx, alg, len), aut(autoc.ctx, alg, len);
+        std::vector<Timed> rows;
+        rows.push_back({"OpenSSL EVP (baseline)", "openssl", [&] { evp.once(); }, {}});
+        if (cpu) rows.push_back({"cpu backend, called directly", "cpu_backend", [&] { cpu.backend_once(); }, {}});
+        if (eng) rows.push_back({"engine(cpu), called directly", "engine_backend", [&] { eng.backend_once(); }, {}});
+        if (cpu) rows.push_back({"C API, \"cpu\"", "capi_cpu", [&] { cpu.once(); }, {}});
+        if (eng) rows.push_back({"C API, engine over one CPU worker", "capi_engine", [&] { eng.once(); }, {}});
+        if (aut) rows.push_back({"C API, \"auto\"", "bulkcrypt", [&] { aut.once(); }, {}});
+        for (int r = 0; r < rounds; ++r) time_round(rows, sec);
+        const double base = median(rows[0].ns);
+        const size_t failed = cpu.failures + eng.failures + aut.failures;
+        failed_any = failed_any || failed;
+        for (Timed& row : rows) {
+            const double m = failed ? -1 : median(row.ns);
+            std::printf("| %s | %s | %.0f | %.2f |\n", alg, row.label, m, m / base);
+            j.num(std::string(alg) + tag + row.key + "_ns", m);
+        }
+    }
+    if (failed_any) std::printf("\nSome calls FAILED: the rows of that algorithm read -1.\n");
+    std::printf("\nauto = %s. Target: bulkcrypt / OpenSSL <= 1.10 through \"auto\" (on a GPU host: the engine).\n",
+                autoc ? bc_context_backend(autoc.ctx) : autoc.why.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Args a;
+    for (int i = 1; i < argc; ++i) {
+        std::string s = argv[i];
+        auto next = [&]() -> const char* {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "engine_bench: %s needs a value\n", s.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (s == "--json") a.json = next();
+        else if (s == "--size") a.size = std::strtoull(next(), nullptr, 10);
+        else if (s == "--seconds") a.seconds = std::atof(next());
+        else if (s == "--quick") a.quick = true;
+        else if (s == "--smoke") a.quick = a.smoke = true;
+        else if (s == "--small-only") a.small_only = true;
+        else if (s == "--repeat") a.repeat = std::atoi(next());
+        else if (s == "--small-size") a.small_size = std::strtoull(next(), nullptr, 10);
+        else if (s == "-h" || s == "--help") {
+            std::printf("engine_bench [--json FILE | FILE] [--size BYTES] [--seconds S] [--quick] [--smoke]\n"
+                        "             [--small-only] [--repeat N] [--small-size BYTES]\n"
+                        "  --quick: 64 MiB jobs, 0.2 s per point; --smoke: 16 MiB, 0.05 s (bench/run_all.sh --smoke)\n"
+                        "  --small-only: section 4 alone (4 KiB jobs layer by layer); --repeat N: its rounds (5);\n"
+                        "  --small-size BYTES: its job size (4096; a tiny job shows each layer's fixed cost)\n");
+            return 0;
+        } else if (!s.empty() && s[0] != '-') a.json = s;
+        else {
+            std::fprintf(stderr, "engine_bench: unknown argument %s\n", s.c_str());
+            return 2;
+        }
+    }
+    if (a.quick) {
+        a.size = std::min<size_t>(a.size, size_t(64) << 20);
+        a.seconds = std::min(a.seconds, 0.2);
+    }
+    if (a.smoke) {
+        a.size = std::min<size_t>(a.size, size_t(16) << 20);
+        a.seconds = std::min(a.seconds, 0.05);
+    }
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    const int ngpu = bc::engine_gpu_count();
+    Json j;
+    j.str("bench", "engine_bench");
+    j.num("size_bytes", double(a.size));
+    j.num("seconds_per_point", a.seconds);
+    j.num("host_threads", hw);
+    j.num("gpus", ngpu);
+
+    std::printf("# engine_bench\n\n%u host threads, %d CUDA GPU(s), jobs of %s in pageable host memory, "
+                "%.2f s per point. GB = 1e9 bytes.\n\n",
+                hw, ngpu, human(a.size).c_str(), a.seconds);
+
+    // ---- 1 to 3. jobs of a.size bytes ----
+    if (!a.small_only) large_jobs(a, hw, ngpu, j);
 
     // ---- 4. 4 KiB jobs ----
-    std::printf("\n## 4 KiB job: the default context (\"auto\") against OpenSSL on one core\n\n"
-                "| algorithm | bulkcrypt ns/job | OpenSSL ns/job | bulkcrypt / OpenSSL |\n| --- | ---: | ---: | ---: |\n");
-    Ctx autoc("auto", "auto");
-    j.str("auto_backend", autoc ? bc_context_backend(autoc.ctx) : autoc.why);
-    const double sec4 = a.smoke ? 0.05 : std::max(0.1, a.seconds / 2);
-    for (const char* alg : algs) {
-        const double b = autoc ? bc_ns_per_job(autoc.ctx, alg, 4096, sec4) : -1;
-        const double o = evp_ns_per_job(alg, 4096, sec4);
-        std::printf("| %s | %.0f | %.0f | %.2f |\n", alg, b, o, b / o);
-        j.num(std::string(alg) + "_4k_bulkcrypt_ns", b);
-        j.num(std::string(alg) + "_4k_openssl_ns", o);
-    }
-    std::printf("\nTarget: bulkcrypt / OpenSSL <= 1.10.\n");
+    small_jobs(a, hw, ngpu, j);
 
     j.s += "\n}\n";
     if (FILE* f = std::fopen(a.json.c_str(), "w")) {

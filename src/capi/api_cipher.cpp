@@ -66,8 +66,7 @@ Status ctr_check_range(const uint8_t ctr[16], uint64_t offset, size_t len) {
     if (len == 0) return Status::ok();
     // Blocks touched: from offset/16 to (offset+len-1)/16; the last counter value
     // C + (offset+len-1)/16 must not pass 2^128 - 1.
-    unsigned __int128 c = 0;
-    for (int i = 0; i < 16; ++i) c = (c << 8) | ctr[i];
+    const unsigned __int128 c = (unsigned __int128)bc_load_be64(ctr) << 64 | bc_load_be64(ctr + 8);
     unsigned __int128 last = ((unsigned __int128)offset + len - 1) / 16;
     if (last > ~c) return Status(BC_ERR_COUNTER_OVERFLOW, "the CTR counter block would wrap past 2^128 - 1");
     return Status::ok();

@@ -94,8 +94,11 @@ public:
         rate_.assign(workers_.size() * kRateKinds, 0.0);
         inflight_.reset(new std::atomic<int>[workers_.size()]);
         for (size_t i = 0; i < workers_.size(); ++i) inflight_[i].store(0);
-        for (size_t i = 0; i < workers_.size(); ++i)
+        for (size_t i = 0; i < workers_.size(); ++i) {
             if (std::strcmp(workers_[i]->name(), "cpu") == 0) cpu_workers_.push_back(i);
+            takes_host_ = takes_host_ || workers_[i]->supports_memory(BC_MEMORY_HOST);
+            takes_device_ = takes_device_ || workers_[i]->supports_memory(BC_MEMORY_DEVICE);
+        }
         for (size_t i = 0; i < workers_.size(); ++i) threads_.emplace_back([this, i] { worker_loop(i); });
     }
 
@@ -126,9 +129,7 @@ public:
     }
 
     bool supports_memory(bc_memory m) const override {
-        for (auto& w : workers_)
-            if (w->supports_memory(m)) return true;
-        return false;
+        return m == BC_MEMORY_HOST ? takes_host_ : m == BC_MEMORY_DEVICE && takes_device_;
     }
 
     Status prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) override {
@@ -303,6 +304,7 @@ private:
 
     std::vector<std::unique_ptr<Backend>> workers_;
     std::vector<size_t> cpu_workers_;
+    bool takes_host_ = false, takes_device_ = false;  // some worker does (asked once: the C API asks every call)
     EngineOptions opt_;
     mutable std::mutex mu_;
     std::condition_variable work_cv_, done_cv_;

@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/status.h"
+
 namespace bc {
 
 class ThreadPool {
@@ -51,5 +53,27 @@ private:
     std::vector<Batch*> batches_;  // in arrival order
     bool stop_ = false;
 };
+
+// Calls task(i) -> Status for i in [0, n) across the pool and returns the first
+// failure (tasks not yet started when one fails are skipped). A single task runs
+// on the calling thread with no dispatch at all: no std::function, no allocation,
+// no lock (the path of every small job).
+template <class F>
+Status run_tasks(ThreadPool& pool, size_t n, F&& task) {
+    if (n == 0) return Status::ok();
+    if (n == 1) return task(size_t(0));
+    std::mutex mu;
+    Status first;
+    std::atomic<bool> failed{false};
+    pool.parallel_for(n, [&](size_t i) {
+        if (failed.load(std::memory_order_relaxed)) return;
+        Status s = task(i);
+        if (!s.is_ok()) {
+            std::lock_guard<std::mutex> lk(mu);
+            if (!failed.exchange(true)) first = std::move(s);
+        }
+    });
+    return first;
+}
 
 }  // namespace bc

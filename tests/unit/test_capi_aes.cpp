@@ -38,6 +38,25 @@ Bytes evp_crypt(const std::string& name, bool enc, const Bytes& key, const Bytes
     return out;
 }
 
+// OpenSSL's AES-GCM seal with a fresh context: ciphertext || 16-byte tag.
+Bytes evp_gcm_seal(const char* alg, const Bytes& key, const Bytes& nonce, const Bytes& aad, const Bytes& pt) {
+    EVP_CIPHER* ec = EVP_CIPHER_fetch(nullptr, alg, nullptr);
+    EVP_CIPHER_CTX* e = EVP_CIPHER_CTX_new();
+    const size_t len = pt.size();
+    Bytes want(len + 16);
+    int l = 0;
+    EVP_EncryptInit_ex2(e, ec, nullptr, nullptr, nullptr);
+    EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(nonce.size()), nullptr);
+    EVP_EncryptInit_ex2(e, nullptr, key.data(), nonce.data(), nullptr);
+    if (!aad.empty()) EVP_EncryptUpdate(e, nullptr, &l, aad.data(), static_cast<int>(aad.size()));
+    if (len) EVP_EncryptUpdate(e, want.data(), &l, pt.data(), static_cast<int>(len));
+    EVP_EncryptFinal_ex(e, want.data() + len, &l);
+    EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_GET_TAG, 16, want.data() + len);
+    EVP_CIPHER_CTX_free(e);
+    EVP_CIPHER_free(ec);
+    return want;
+}
+
 struct Ctx {
     bc_context* ctx = nullptr;
     explicit Ctx(const char* opts) { EXPECT_EQ(BC_OK, bc_context_create("cpu", opts, &ctx)) << bc_last_error(); }
@@ -168,20 +187,7 @@ TEST_P(CpuImpl, GcmMatchesOpenSslAndRejectsTampering) {
         size_t len = trial < 35 ? rng() % 2000 : 3 * 1024 * 1024 + rng() % 100;
         Bytes nonce = rnd(trial % 5 == 0 ? 1 + rng() % 30 : 12), aad = rnd(rng() % 50), pt = rnd(len);
         Key k(c.ctx, alg, key);
-        // Oracle.
-        EVP_CIPHER* ec = EVP_CIPHER_fetch(nullptr, alg, nullptr);
-        EVP_CIPHER_CTX* e = EVP_CIPHER_CTX_new();
-        Bytes want(len + 16);
-        int l = 0;
-        EVP_EncryptInit_ex2(e, ec, nullptr, nullptr, nullptr);
-        EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_SET_IVLEN, static_cast<int>(nonce.size()), nullptr);
-        EVP_EncryptInit_ex2(e, nullptr, key.data(), nonce.data(), nullptr);
-        if (!aad.empty()) EVP_EncryptUpdate(e, nullptr, &l, aad.data(), static_cast<int>(aad.size()));
-        if (len) EVP_EncryptUpdate(e, want.data(), &l, pt.data(), static_cast<int>(len));
-        EVP_EncryptFinal_ex(e, want.data() + len, &l);
-        EVP_CIPHER_CTX_ctrl(e, EVP_CTRL_GCM_GET_TAG, 16, want.data() + len);
-        EVP_CIPHER_CTX_free(e);
-        EVP_CIPHER_free(ec);
+        const Bytes want = evp_gcm_seal(alg, key, nonce, aad, pt);
 
         Bytes ct(len + 16);
         size_t n = 0;
@@ -198,6 +204,32 @@ TEST_P(CpuImpl, GcmMatchesOpenSslAndRejectsTampering) {
         EXPECT_EQ(BC_ERR_AUTH_FAILED, bc_aead_open(k.k, nonce.data(), nonce.size(), aad.data(), aad.size(), ct.data(),
                                                    ct.size(), poisoned.data(), poisoned.size(), &n, 0, nullptr));
         EXPECT_EQ(poisoned, Bytes(len, 0)) << "no plaintext may remain after a failed open";
+    }
+}
+
+// One key, nonces of changing lengths: a keyed context reused from the key's pool
+// must not keep the previous message's IV length (12-byte nonces skip setting it),
+// nor after a refused open.
+TEST_P(CpuImpl, GcmKeyReusedAcrossNonceLengths) {
+    Ctx c(GetParam());
+    const Bytes key = rnd(32), aad = rnd(20), pt = rnd(4096);
+    Key k(c.ctx, "aes-256-gcm", key);
+    for (size_t nonce_len : {12, 16, 12, 1, 12, 8, 60, 12, 13, 12}) {
+        SCOPED_TRACE("nonce " + std::to_string(nonce_len));
+        const Bytes nonce = rnd(nonce_len);
+        const Bytes want = evp_gcm_seal("aes-256-gcm", key, nonce, aad, pt);
+        Bytes ct(pt.size() + 16), back(pt.size());
+        size_t n = 0;
+        ASSERT_EQ(BC_OK, bc_aead_seal(k.k, nonce.data(), nonce.size(), aad.data(), aad.size(), pt.data(), pt.size(),
+                                      ct.data(), ct.size(), &n, 0, nullptr)) << bc_last_error();
+        EXPECT_EQ(ct, want);
+        ct[7] ^= 1;
+        EXPECT_EQ(BC_ERR_AUTH_FAILED, bc_aead_open(k.k, nonce.data(), nonce.size(), aad.data(), aad.size(), ct.data(),
+                                                   ct.size(), back.data(), back.size(), &n, 0, nullptr));
+        ct[7] ^= 1;
+        ASSERT_EQ(BC_OK, bc_aead_open(k.k, nonce.data(), nonce.size(), aad.data(), aad.size(), ct.data(), ct.size(),
+                                      back.data(), back.size(), &n, 0, nullptr)) << bc_last_error();
+        EXPECT_EQ(back, pt);
     }
 }
 
@@ -301,6 +333,9 @@ TEST(CapiBadInput, DistinctStatuses) {
     EXPECT_EQ(BC_ERR_IV_SIZE, bc_encrypt(ctr.k, iv.data(), 12, buf.data(), 64, out.data(), 64, &n, nullptr));
     EXPECT_EQ(BC_ERR_COUNTER_OVERFLOW, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 17, out.data(), 64, &n, nullptr));
     EXPECT_EQ(BC_OK, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 16, out.data(), 64, &n, nullptr));
+    iv[15] = 0xfe;  // 2^128 - 2: two blocks left, and the halves' order matters
+    EXPECT_EQ(BC_OK, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 32, out.data(), 64, &n, nullptr));
+    EXPECT_EQ(BC_ERR_COUNTER_OVERFLOW, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 33, out.data(), 64, &n, nullptr));
     EXPECT_EQ(BC_ERR_OVERLAP, bc_encrypt(ctr.k, Bytes(16).data(), 16, buf.data(), 32, buf.data() + 1, 32, &n, nullptr));
     EXPECT_EQ(BC_ERR_OUTPUT_TOO_SMALL, bc_encrypt(ctr.k, Bytes(16).data(), 16, buf.data(), 64, out.data(), 63, &n, nullptr));
     EXPECT_EQ(BC_ERR_NULL_POINTER, bc_encrypt(ctr.k, Bytes(16).data(), 16, nullptr, 64, out.data(), 64, &n, nullptr));

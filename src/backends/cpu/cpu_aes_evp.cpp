@@ -1,13 +1,12 @@
 #include "backends/cpu/cpu_aes_evp.h"
 
 #include <openssl/err.h>
+#include <pthread.h>
 
 #include <algorithm>
-#include <atomic>
 #include <climits>
 #include <cstring>
 #include <mutex>
-#include <thread>
 #include <vector>
 
 #include "modes/aes_modes.h"
@@ -15,6 +14,9 @@
 
 namespace bc {
 namespace {
+
+// The IV length of a freshly keyed AES-GCM or ChaCha20-Poly1305 context.
+constexpr size_t kEvpAeadDefaultIv = 12;
 
 int size_index(size_t key_bytes) { return key_bytes == 16 ? 0 : key_bytes == 24 ? 1 : 2; }
 
@@ -77,25 +79,12 @@ bool evp_update(EVP_CIPHER_CTX* c, uint8_t* out, const uint8_t* in, size_t len) 
     return true;
 }
 
-// Runs task(i) for i < n on the pool and returns the first failure.
-Status run_tasks(ThreadPool& pool, size_t n, const std::function<Status(size_t)>& task) {
-    std::mutex mu;
-    Status first;
-    std::atomic<bool> failed{false};
-    pool.parallel_for(n, [&](size_t i) {
-        if (failed.load(std::memory_order_relaxed)) return;
-        Status s = task(i);
-        if (!s.is_ok()) {
-            std::lock_guard<std::mutex> lk(mu);
-            if (!failed.exchange(true)) first = std::move(s);
-        }
-    });
-    return first;
-}
-
 // Piece size: enough pieces to balance the pool, large enough to amortise setup.
 size_t piece_size(size_t len, unsigned threads, size_t chunk, size_t granule) {
-    size_t p = chunk ? chunk : std::clamp<size_t>(len / (size_t(threads) * 4), 64 * 1024, 4 << 20);
+    constexpr size_t kMinPiece = 64 * 1024;
+    size_t p = chunk                ? chunk
+               : len <= kMinPiece  ? kMinPiece  // a small job: no division on its path
+                                    : std::clamp<size_t>(len / (size_t(threads) * 4), kMinPiece, 4 << 20);
     p = std::max(granule, p / granule * granule);
     return p;
 }
@@ -298,9 +287,14 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
                 aes_ctr128(k.k1, op.iv, koff, op.in + off, op.out + off, len);
                 return Status::ok();
             }
+            // The counter block of the piece's first block (a job's first piece: the IV itself).
             uint8_t ctr[16];
-            std::memcpy(ctr, op.iv, 16);
-            add_be128(ctr, koff / 16);
+            const uint8_t* start = op.iv;
+            if (koff >= 16) {
+                std::memcpy(ctr, op.iv, 16);
+                add_be128(ctr, koff / 16);
+                start = ctr;
+            }
             // A context keyed once per key; only the counter block is set per piece.
             EVP_CIPHER_CTX* c = k.keyed_pool.acquire();
             if (!c && (c = EVP_CIPHER_CTX_new()) != nullptr &&
@@ -308,7 +302,7 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
                 EVP_CIPHER_CTX_free(c);
                 c = nullptr;
             }
-            bool ok = c && EVP_CipherInit_ex2(c, nullptr, nullptr, ctr, 1, nullptr) == 1;
+            bool ok = c && EVP_CipherInit_ex2(c, nullptr, nullptr, start, 1, nullptr) == 1;
             if (ok && koff % 16) {  // advance inside the first block
                 uint8_t skip[16] = {0};
                 ok = evp_update(c, skip, skip, koff % 16);
@@ -417,16 +411,24 @@ Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
 }
 
 EvpKeyedPool::~EvpKeyedPool() {
-    for (Shard& sh : shards_)
-        for (EVP_CIPHER_CTX* c : sh.free) EVP_CIPHER_CTX_free(c);  // cleanses the key schedule
+    for (Shard& sh : shards_) {
+        EVP_CIPHER_CTX_free(sh.last.load());  // freeing cleanses the key schedule
+        for (EVP_CIPHER_CTX* c : sh.free) EVP_CIPHER_CTX_free(c);
+    }
 }
 
 EvpKeyedPool::Shard& EvpKeyedPool::shard() {
-    return shards_[std::hash<std::thread::id>{}(std::this_thread::get_id()) % kShards];
+    // Fibonacci hashing of the thread's handle (a few cycles; std::hash of a
+    // std::thread::id runs a byte hash on every call): the top bits of the product.
+    const uint64_t id = static_cast<uint64_t>(pthread_self());
+    return shards_[(id * 0x9E3779B97F4A7C15ull) >> (64 - kShardBits)];
 }
 
+// One thread calling again and again (the small-job case) swaps the shard's
+// last context in and out: one atomic exchange each way, no lock.
 EVP_CIPHER_CTX* EvpKeyedPool::acquire() {
     Shard& sh = shard();
+    if (EVP_CIPHER_CTX* c = sh.last.exchange(nullptr, std::memory_order_acquire)) return c;
     std::lock_guard<std::mutex> lk(sh.mu);
     if (sh.free.empty()) return nullptr;
     EVP_CIPHER_CTX* c = sh.free.back();
@@ -436,8 +438,10 @@ EVP_CIPHER_CTX* EvpKeyedPool::acquire() {
 
 void EvpKeyedPool::release(EVP_CIPHER_CTX* c) {
     Shard& sh = shard();
+    EVP_CIPHER_CTX* older = sh.last.exchange(c, std::memory_order_acq_rel);
+    if (!older) return;
     std::lock_guard<std::mutex> lk(sh.mu);
-    sh.free.push_back(c);
+    sh.free.push_back(older);
 }
 
 Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, EvpKeyedPool& pool, Dir dir,
@@ -455,7 +459,11 @@ Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Ev
     int outl = 0;
     uint8_t full[16];
     // Only the IV changes per message; the key schedule stays in the context.
-    bool ok = EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce_len), nullptr) == 1 &&
+    // Pooled contexts keep the default IV length, so a 12-byte nonce needs no
+    // control call (in OpenSSL 3 each one is a parameter lookup by name).
+    const bool other_iv_len = nonce_len != kEvpAeadDefaultIv;
+    bool ok = (!other_iv_len ||
+               EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(nonce_len), nullptr) == 1) &&
               EVP_CipherInit_ex2(c, nullptr, nullptr, nonce, enc, nullptr) == 1 &&
               (aad_len == 0 || evp_update(c, nullptr, aad, aad_len)) && evp_update(c, out, in, len);
     Status s;
@@ -474,8 +482,14 @@ Status cpu_evp_aead_oneshot(const EVP_CIPHER* cipher, const KeyMaterial& key, Ev
         }
     }
     secure_wipe(full, sizeof full);
-    // A context in an unknown state is not reused.
-    if (s.is_ok() || s.code == BC_ERR_AUTH_FAILED) pool.release(c);
+    // A context in an unknown state is not reused, nor one left at another IV length.
+    bool reuse = s.is_ok() || s.code == BC_ERR_AUTH_FAILED;
+    if (reuse && other_iv_len &&
+        EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(kEvpAeadDefaultIv), nullptr) != 1) {
+        ERR_clear_error();
+        reuse = false;
+    }
+    if (reuse) pool.release(c);
     else EVP_CIPHER_CTX_free(c);
     return s;
 }

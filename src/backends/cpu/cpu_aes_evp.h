@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include <atomic>
 #include <mutex>
 #include <vector>
 
@@ -24,14 +25,16 @@ public:
     EvpKeyedPool& operator=(const EvpKeyedPool&) = delete;
     ~EvpKeyedPool();
     EVP_CIPHER_CTX* acquire();            // a keyed context, or nullptr when none is free
-    void release(EVP_CIPHER_CTX* c);      // back to the pool, still keyed
+    void release(EVP_CIPHER_CTX* c);      // back to the pool, still keyed (AEADs: at the default IV length)
 
 private:
     // Sharded by calling thread, so many threads on one key rarely share a lock.
-    static constexpr size_t kShards = 16;
+    static constexpr unsigned kShardBits = 4;
+    static constexpr size_t kShards = size_t(1) << kShardBits;
     struct alignas(64) Shard {
+        std::atomic<EVP_CIPHER_CTX*> last{nullptr};  // the latest release, taken back without the lock
         std::mutex mu;
-        std::vector<EVP_CIPHER_CTX*> free;
+        std::vector<EVP_CIPHER_CTX*> free;           // the others
     };
     Shard& shard();
     Shard shards_[kShards];

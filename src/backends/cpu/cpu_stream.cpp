@@ -70,24 +70,10 @@ private:
 // Runs fn(task_index, begin, length) over [0, len) in 64-byte-aligned tasks.
 // Returns the first failure.
 template <class Fn>
-Status run_tasks(size_t len, ThreadPool& pool, Fn fn, size_t* task_len_out = nullptr) {
-    size_t t = task_size(len, pool);
-    size_t n = (len + t - 1) / t;
-    if (task_len_out) *task_len_out = t;
-    if (n <= 1) return fn(size_t(0), size_t(0), len);
-    std::mutex mu;
-    Status first;
-    std::atomic<bool> failed{false};
-    pool.parallel_for(n, [&](size_t i) {
-        if (failed.load(std::memory_order_relaxed)) return;
-        size_t b = i * t;
-        Status s = fn(i, b, std::min(t, len - b));
-        if (!s.is_ok()) {
-            std::lock_guard<std::mutex> lk(mu);
-            if (!failed.exchange(true)) first = s;
-        }
-    });
-    return first;
+Status run_pieces(size_t len, ThreadPool& pool, Fn fn) {
+    const size_t t = task_size(len, pool);
+    if (len <= t) return fn(size_t(0), size_t(0), len);
+    return run_tasks(pool, (len + t - 1) / t, [&](size_t i) { return fn(i, i * t, std::min(t, len - i * t)); });
 }
 
 void words12_image(const uint32_t st[16], uint8_t iv[16]) {
@@ -109,7 +95,7 @@ Status cpu_stream_cipher(const KeyMaterial& key, const CipherOp& op, bool portab
 
     const bool use_evp = !portable && stream_is_chacha_ietf(*key.alg) && key.raw.size() == 32 &&
                          st.rounds == 20 && evp_chacha20() != nullptr;
-    return run_tasks(op.len, pool, [&](size_t, size_t begin, size_t n) -> Status {
+    return run_pieces(op.len, pool, [&](size_t, size_t begin, size_t n) -> Status {
         uint64_t off = op.offset + begin;
         if (use_evp) {
             uint32_t s2[16];
@@ -162,7 +148,7 @@ Status cpu_chachapoly_chunk(const KeyMaterial& key, AeadChunkOp& op, bool portab
     std::vector<uint8_t> partials(ntasks * 17);
     std::vector<uint64_t> counts(ntasks);
 
-    Status s = run_tasks(op.len, pool, [&](size_t ti, size_t begin, size_t n) -> Status {
+    Status s = run_pieces(op.len, pool, [&](size_t ti, size_t begin, size_t n) -> Status {
         Poly1305Partial mac(r);
         EvpChaCha evp;
         uint32_t s2[16];

@@ -46,9 +46,14 @@ struct Cipher<false, kDecrypt> {
     const uint32_t* rk;
     int rounds;
     bool folded;     // encryption with folded masks (variants 1, 2: bc_aes_bs_encrypt_fk)
-    bool ctr_slice;  // CTR: counters straight into the sliced state (variant 2)
+    bool ctr_slice;  // CTR: counters straight into the sliced state (variants 2, 3)
+    bool compact;    // compact round loop, plain masks (variant 3: bc_aes_bs_encrypt_cl / decrypt_cl)
     __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables&)
-        : rk(sm), rounds(k.rounds), folded(!kDecrypt && k.bs_variant >= 1), ctr_slice(!kDecrypt && k.bs_variant == 2) {
+        : rk(sm),
+          rounds(k.rounds),
+          folded(!kDecrypt && (k.bs_variant == 1 || k.bs_variant == 2)),
+          ctr_slice(!kDecrypt && (k.bs_variant == 2 || k.bs_variant == 3)),
+          compact(k.bs_variant == 3) {
         if (folded) {
             // one (round, column) per thread: byte-wise InvMixColumns, constant time
             for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
@@ -57,23 +62,30 @@ struct Cipher<false, kDecrypt> {
             for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
         }
     }
+    // s bitsliced, in place
+    __device__ __forceinline__ void rounds_of(uint32_t* s) const {
+        if (kDecrypt) {
+            if (compact)
+                bc_aes_bs_decrypt_cl(s, rk, rounds);
+            else
+                bc_aes_bs_decrypt(s, rk, rounds);
+        } else if (folded) {
+            bc_aes_bs_encrypt_fk(s, rk, rounds);
+        } else if (compact) {
+            bc_aes_bs_encrypt_cl(s, rk, rounds);
+        } else {
+            bc_aes_bs_encrypt(s, rk, rounds);
+        }
+    }
     // s[32*w + j] = word w of block j, in and out
     __device__ __forceinline__ void run(uint32_t* s) const {
         bc_aes_bs_slice(s);
-        if (kDecrypt)
-            bc_aes_bs_decrypt(s, rk, rounds);
-        else if (folded)
-            bc_aes_bs_encrypt_fk(s, rk, rounds);
-        else
-            bc_aes_bs_encrypt(s, rk, rounds);
+        rounds_of(s);
         bc_aes_bs_unslice(s);
     }
     // s already bitsliced (bc_aes_bs_ctr_slice); encryption only
     __device__ __forceinline__ void run_sliced(uint32_t* s) const {
-        if (folded)
-            bc_aes_bs_encrypt_fk(s, rk, rounds);
-        else
-            bc_aes_bs_encrypt(s, rk, rounds);
+        rounds_of(s);
         bc_aes_bs_unslice(s);
     }
 };
@@ -496,6 +508,7 @@ const char* aes_bs_variant_name(int v) {
         case 0: return "plain";
         case 1: return "fk";
         case 2: return "fk-cs";
+        case 3: return "cl";
         default: return "?";
     }
 }

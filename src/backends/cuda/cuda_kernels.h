@@ -32,17 +32,22 @@ enum class AesImpl { Bitsliced, Table };
 
 // Variants of the bitsliced encryption core (bench/NOTES.md, "AES on the GPU"),
 // chosen at run time so that one benchmark run measures them all; every variant
-// gives the same ciphertext. Decryption has one core.
+// gives the same ciphertext. Decryption has two cores (cl's, and the plain one for
+// every other variant).
 //   0 "plain": AddRoundKey after MixColumns, masks as bc_aes_bs_expand_masks makes them;
 //   1 "fk": round keys folded into the S-box outputs (bc_aes_bs_encrypt_fk), 3-input
 //     MixColumns in place in a rotating layout (no ShiftRows, no register moves);
 //     and CTR / CBC decryption (either impl) load 8 blocks before storing any
 //     (variant 0: one load-XOR-store at a time, a memory latency per block);
 //   2 "fk-cs" (default): fk, and CTR builds its counters straight in bitsliced form
-//     (bc_aes_bs_ctr_slice: no counter adds, byte swaps or input transposition).
+//     (bc_aes_bs_ctr_slice: no counter adds, byte swaps or input transposition);
+//   3 "cl": compact loop, plain masks (bc_aes_bs_encrypt_cl, and for decryption
+//     bc_aes_bs_decrypt_cl): a round is a loop of 4 column trips, ~12 KB of code
+//     instead of 32-46 KB, to fit the instruction cache; CTR's counters and the
+//     grouped loads as in fk-cs.
 // The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the
-// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|0|1|2 (read once), else 2.
-constexpr int kAesBsVariants = 3;
+// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|0|1|2|3 (read once), else 2.
+constexpr int kAesBsVariants = 4;
 void set_aes_bs_variant(int v);
 int aes_bs_variant();
 const char* aes_bs_variant_name(int v);

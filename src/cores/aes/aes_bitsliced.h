@@ -391,52 +391,93 @@ BC_FN void bc_aes_bs_shift_mix_key(const bc_u32 *in, bc_u32 *out,
     }
 }
 
+/* MixColumns in place of one column whose rows are the bytes at words
+ * s + w0 .. s + w3, then (key != 0) XOR k[8*i + b] into row i:
+ *   out_i = xtime(a_i ^ a_i+1) ^ a_i+1 ^ (a_i+2 ^ a_i+3)
+ * one 3-input LOP3 per output bit, two where xtime adds the top bit (or a key). */
+BC_FN void bc_aes_bs_mix_col(bc_u32 *s, int w0, int w1, int w2, int w3, const BC_AES_BS_RK_SPACE bc_u32 *k,
+                             int key) {
+    const int w[4] = {w0, w1, w2, w3};
+    bc_u32 a[4][8], t[4][8];
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) a[i][b] = s[w[i] + b];
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) t[i][b] = a[i][b] ^ a[(i + 1) & 3][b];
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        const bc_u32 *n = a[(i + 1) & 3];
+        const bc_u32 *u = t[(i + 2) & 3];
+        const bc_u32 *v = t[i];
+        bc_u32 kk[8];
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) kk[b] = key ? k[8 * i + b] : 0u;
+        bc_u32 *o = s + w[i];
+        o[0] = v[7] ^ n[0] ^ u[0] ^ kk[0];
+        o[1] = v[0] ^ v[7] ^ n[1] ^ u[1] ^ kk[1];
+        o[2] = v[1] ^ n[2] ^ u[2] ^ kk[2];
+        o[3] = v[2] ^ v[7] ^ n[3] ^ u[3] ^ kk[3];
+        o[4] = v[3] ^ v[7] ^ n[4] ^ u[4] ^ kk[4];
+        o[5] = v[4] ^ n[5] ^ u[5] ^ kk[5];
+        o[6] = v[5] ^ n[6] ^ u[6] ^ kk[6];
+        o[7] = v[6] ^ n[7] ^ u[7] ^ kk[7];
+    }
+}
+
+/* InvMixColumns in place of one column whose rows are the bytes at words
+ * s + w0 .. s + w3. */
+BC_FN void bc_aes_bs_inv_mix_col(bc_u32 *s, int w0, int w1, int w2, int w3) {
+    bc_u32 *a0 = s + w0, *a1 = s + w1, *a2 = s + w2, *a3 = s + w3;
+    /* InvMixColumns = MixColumns after a0,a2 ^= 4(a0^a2) and a1,a3 ^= 4(a1^a3). */
+    bc_u32 u[8], v[8], u2[8], v2[8], u4[8], v4[8];
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        u[b] = a0[b] ^ a2[b];
+        v[b] = a1[b] ^ a3[b];
+    }
+    BC_AES_BS_XTIME(u2, u);
+    BC_AES_BS_XTIME(u4, u2);
+    BC_AES_BS_XTIME(v2, v);
+    BC_AES_BS_XTIME(v4, v2);
+    bc_u32 b0[8], b1[8], b2[8], b3[8];
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        b0[b] = a0[b] ^ u4[b];
+        b1[b] = a1[b] ^ v4[b];
+        b2[b] = a2[b] ^ u4[b];
+        b3[b] = a3[b] ^ v4[b];
+    }
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        a0[b] = b0[b];
+        a1[b] = b1[b];
+        a2[b] = b2[b];
+        a3[b] = b3[b];
+    }
+    bc_aes_bs_mix_col(s, w0, w1, w2, w3, 0, 0);
+}
+
 /* s = InvMixColumns(s) in place (column by column). */
 BC_FN void bc_aes_bs_inv_mix(bc_u32 *s) {
     BC_AES_BS_UNROLL
-    for (int c = 0; c < 4; ++c) {
-        bc_u32 *a0 = s + 32 * c, *a1 = a0 + 8, *a2 = a0 + 16, *a3 = a0 + 24;
-        /* InvMixColumns = MixColumns after a0,a2 ^= 4(a0^a2) and a1,a3 ^= 4(a1^a3). */
-        bc_u32 u[8], v[8], u2[8], v2[8], u4[8], v4[8];
+    for (int c = 0; c < 4; ++c) bc_aes_bs_inv_mix_col(s, 32 * c, 32 * c + 8, 32 * c + 16, 32 * c + 24);
+}
+
+/* s = ShiftRows(s) ^ k (inv: InvShiftRows(s) ^ k), k 128 masks. */
+BC_FN void bc_aes_bs_shift_key(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *k, int inv) {
+    bc_u32 t[128];
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p) {
         BC_AES_BS_UNROLL
-        for (int b = 0; b < 8; ++b) {
-            u[b] = a0[b] ^ a2[b];
-            v[b] = a1[b] ^ a3[b];
-        }
-        BC_AES_BS_XTIME(u2, u);
-        BC_AES_BS_XTIME(u4, u2);
-        BC_AES_BS_XTIME(v2, v);
-        BC_AES_BS_XTIME(v4, v2);
-        bc_u32 b0[8], b1[8], b2[8], b3[8];
-        BC_AES_BS_UNROLL
-        for (int b = 0; b < 8; ++b) {
-            b0[b] = a0[b] ^ u4[b];
-            b1[b] = a1[b] ^ v4[b];
-            b2[b] = a2[b] ^ u4[b];
-            b3[b] = a3[b] ^ v4[b];
-        }
-        bc_u32 t0[8], t1[8], t2[8], t3[8], all[8];
-        BC_AES_BS_UNROLL
-        for (int b = 0; b < 8; ++b) {
-            t0[b] = b0[b] ^ b1[b];
-            t1[b] = b1[b] ^ b2[b];
-            t2[b] = b2[b] ^ b3[b];
-            t3[b] = b3[b] ^ b0[b];
-            all[b] = t0[b] ^ t2[b];
-        }
-        bc_u32 x0[8], x1[8], x2[8], x3[8];
-        BC_AES_BS_XTIME(x0, t0);
-        BC_AES_BS_XTIME(x1, t1);
-        BC_AES_BS_XTIME(x2, t2);
-        BC_AES_BS_XTIME(x3, t3);
-        BC_AES_BS_UNROLL
-        for (int b = 0; b < 8; ++b) {
-            a0[b] = x0[b] ^ all[b] ^ b0[b];
-            a1[b] = x1[b] ^ all[b] ^ b1[b];
-            a2[b] = x2[b] ^ all[b] ^ b2[b];
-            a3[b] = x3[b] ^ all[b] ^ b3[b];
-        }
+        for (int b = 0; b < 8; ++b) t[8 * p + b] = s[8 * (inv ? BC_AES_BS_ISR(p) : BC_AES_BS_SR(p)) + b] ^ k[8 * p + b];
     }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] = t[i];
 }
 
 /* ---------------------------------------------------------------- rounds */
@@ -457,14 +498,7 @@ BC_FN void bc_aes_bs_encrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
     }
     BC_AES_BS_UNROLL
     for (int p = 0; p < 16; ++p) bc_aes_bs_sbox(s + 8 * p);
-    BC_AES_BS_UNROLL
-    for (int p = 0; p < 16; ++p) {
-        BC_AES_BS_UNROLL
-        for (int b = 0; b < 8; ++b) t[8 * p + b] = s[8 * BC_AES_BS_SR(p) + b];
-    }
-    const BC_AES_BS_RK_SPACE bc_u32 *last = rk + 128 * rounds;
-    BC_AES_BS_UNROLL
-    for (int i = 0; i < 128; ++i) s[i] = t[i] ^ last[i];
+    bc_aes_bs_shift_key(s, rk + 128 * rounds, 0);
 }
 
 /* Decrypts in place with the same masks (straight inverse cipher). InvSubBytes
@@ -491,13 +525,7 @@ BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
     }
     BC_AES_BS_UNROLL
     for (int p = 0; p < 16; ++p) bc_aes_bs_inv_sbox(s + 8 * p);
-    BC_AES_BS_UNROLL
-    for (int p = 0; p < 16; ++p) {
-        BC_AES_BS_UNROLL
-        for (int b = 0; b < 8; ++b) t[8 * p + b] = s[8 * BC_AES_BS_ISR(p) + b] ^ rk[8 * p + b];
-    }
-    BC_AES_BS_UNROLL
-    for (int i = 0; i < 128; ++i) s[i] = t[i];
+    bc_aes_bs_shift_key(s, rk, 1);
 }
 
 /* ---------------------------------------------------------------- folded round keys
@@ -520,39 +548,32 @@ BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
  * at the loop back edge and costs ~100 moves per round, or needs 256 live words). */
 #define BC_AES_BS_PH(f, c, i) (32 * (((c) + (f) * (i)) & 3) + 8 * (i))
 
-/* MixColumns in place on the state in phase f (after ShiftRows), no key:
- *   out_i = xtime(a_i ^ a_i+1) ^ a_i+1 ^ (a_i+2 ^ a_i+3)
- * one 3-input LOP3 per output bit, two where xtime adds the top bit. */
-BC_FN void bc_aes_bs_mix_phase(bc_u32 *s, int f) {
+/* s[32c + 8i + b] = s[BC_AES_BS_PH(f, c, i) + b] for f = 1, 2, 3: row i of column c
+ * back from physical column c + f*i (every index a constant, f may be a variable). */
+BC_FN void bc_aes_bs_unskew(bc_u32 *s, int f) {
+    bc_u32 t[128];
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) t[i] = s[i];
     BC_AES_BS_UNROLL
     for (int c = 0; c < 4; ++c) {
-        bc_u32 a[4][8], t[4][8];
         BC_AES_BS_UNROLL
-        for (int i = 0; i < 4; ++i) {
+        for (int i = 1; i < 4; ++i) {
             BC_AES_BS_UNROLL
-            for (int b = 0; b < 8; ++b) a[i][b] = s[BC_AES_BS_PH(f, c, i) + b];
-        }
-        BC_AES_BS_UNROLL
-        for (int i = 0; i < 4; ++i) {
-            BC_AES_BS_UNROLL
-            for (int b = 0; b < 8; ++b) t[i][b] = a[i][b] ^ a[(i + 1) & 3][b];
-        }
-        BC_AES_BS_UNROLL
-        for (int i = 0; i < 4; ++i) {
-            const bc_u32 *n = a[(i + 1) & 3];
-            const bc_u32 *u = t[(i + 2) & 3];
-            const bc_u32 *v = t[i];
-            bc_u32 *o = s + BC_AES_BS_PH(f, c, i);
-            o[0] = v[7] ^ n[0] ^ u[0];
-            o[1] = v[0] ^ v[7] ^ n[1] ^ u[1];
-            o[2] = v[1] ^ n[2] ^ u[2];
-            o[3] = v[2] ^ v[7] ^ n[3] ^ u[3];
-            o[4] = v[3] ^ v[7] ^ n[4] ^ u[4];
-            o[5] = v[4] ^ n[5] ^ u[5];
-            o[6] = v[5] ^ n[6] ^ u[6];
-            o[7] = v[6] ^ n[7] ^ u[7];
+            for (int b = 0; b < 8; ++b) {
+                const int w = 32 * c + 8 * i + b;
+                s[w] = f == 1 ? t[BC_AES_BS_PH(1, c, i) + b]
+                     : f == 2 ? t[BC_AES_BS_PH(2, c, i) + b] : t[BC_AES_BS_PH(3, c, i) + b];
+            }
         }
     }
+}
+
+/* MixColumns in place on the state in phase f (after ShiftRows), no key. */
+BC_FN void bc_aes_bs_mix_phase(bc_u32 *s, int f) {
+    BC_AES_BS_UNROLL
+    for (int c = 0; c < 4; ++c)
+        bc_aes_bs_mix_col(s, BC_AES_BS_PH(f, c, 0), BC_AES_BS_PH(f, c, 1), BC_AES_BS_PH(f, c, 2),
+                          BC_AES_BS_PH(f, c, 3), 0, 0);
 }
 
 /* S-boxes of all 16 bytes with the folded key masks k (128 words). */
@@ -583,23 +604,7 @@ BC_FN void bc_aes_bs_encrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *fk, 
     bc_aes_bs_sub_key(s, fk + 128 * rounds);
     /* back to phase 0: logical (c, i) from physical BC_AES_BS_PH(f, c, i) */
     const int f = rounds & 3;
-    if (f != 0) {
-        bc_u32 t[128];
-        BC_AES_BS_UNROLL
-        for (int i = 0; i < 128; ++i) t[i] = s[i];
-        BC_AES_BS_UNROLL
-        for (int c = 0; c < 4; ++c) {
-            BC_AES_BS_UNROLL
-            for (int i = 1; i < 4; ++i) {
-                BC_AES_BS_UNROLL
-                for (int b = 0; b < 8; ++b) {
-                    const int w = 32 * c + 8 * i + b;
-                    s[w] = f == 1 ? t[BC_AES_BS_PH(1, c, i) + b]
-                         : f == 2 ? t[BC_AES_BS_PH(2, c, i) + b] : t[BC_AES_BS_PH(3, c, i) + b];
-                }
-            }
-        }
-    }
+    if (f != 0) bc_aes_bs_unskew(s, f);
 }
 
 BC_FN bc_u32 bc_aes_bs_xt8(bc_u32 x) { return ((x << 1) ^ (0x1bu & (0u - ((x >> 7) & 1u)))) & 0xffu; }
@@ -648,6 +653,113 @@ BC_FN void bc_aes_bs_fold_column(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds
 BC_FN void bc_aes_bs_fold_masks(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds, bc_u32 *fk) {
     for (int r = 0; r <= rounds; ++r)
         for (int c = 0; c < 4; ++c) bc_aes_bs_fold_column(rk, rounds, r, c, fk);
+}
+
+/* ---------------------------------------------------------------- compact loop
+ *
+ * "cl" (compact loop): the same rounds and plain masks as bc_aes_bs_encrypt /
+ * bc_aes_bs_decrypt, but a round's code is small enough for the GPU's
+ * per-scheduler instruction cache (the fully unrolled round is 32-46 KB of
+ * code). A full round is a loop, not unrolled, of G = BC_AES_BS_CL_GROUPS trips
+ * (1, 2 or 4); each trip makes 4/G output columns: the S-boxes of the 4 input
+ * bytes that ShiftRows brings into the column, then MixColumns and AddRoundKey
+ * in place on those bytes. After each trip the state is rotated down by 128/G
+ * words (one or two columns), so every index in the loop body is a constant
+ * (the state stays in registers) and the next columns' bytes sit where the
+ * previous ones did. After G trips new column c, row i is in the slot of input
+ * column c + i (c - i when decrypting), and a renaming puts it back. The
+ * rotation and the renaming cost register moves, not logic operations. */
+#ifndef BC_AES_BS_CL_GROUPS
+#define BC_AES_BS_CL_GROUPS 4
+#endif
+#if BC_AES_BS_CL_GROUPS != 1 && BC_AES_BS_CL_GROUPS != 2 && BC_AES_BS_CL_GROUPS != 4
+#error "BC_AES_BS_CL_GROUPS must be 1, 2 or 4"
+#endif
+#define BC_AES_BS_CL_W (128 / BC_AES_BS_CL_GROUPS)
+#define BC_AES_BS_CL_COLS (4 / BC_AES_BS_CL_GROUPS)
+
+/* s = s rotated down by BC_AES_BS_CL_W words (constant indices). */
+BC_FN void bc_aes_bs_cl_rotate(bc_u32 *s) {
+    if (BC_AES_BS_CL_GROUPS == 1) return;
+    bc_u32 u[BC_AES_BS_CL_W];
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < BC_AES_BS_CL_W; ++i) u[i] = s[i];
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128 - BC_AES_BS_CL_W; ++i) s[i] = s[i + BC_AES_BS_CL_W];
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < BC_AES_BS_CL_W; ++i) s[128 - BC_AES_BS_CL_W + i] = u[i];
+}
+
+/* SubBytes (inv: InvSubBytes) of all 16 bytes in G trips of 16/G bytes (last round). */
+BC_FN void bc_aes_bs_sub_cl(bc_u32 *s, int inv) {
+    BC_AES_BS_NOUNROLL
+    for (int g = 0; g < BC_AES_BS_CL_GROUPS; ++g) {
+        BC_AES_BS_UNROLL
+        for (int p = 0; p < 16 / BC_AES_BS_CL_GROUPS; ++p) {
+            if (inv)
+                bc_aes_bs_inv_sbox(s + 8 * p);
+            else
+                bc_aes_bs_sbox(s + 8 * p);
+        }
+        bc_aes_bs_cl_rotate(s);
+    }
+}
+
+/* Same result as bc_aes_bs_encrypt (plain masks). */
+BC_FN void bc_aes_bs_encrypt_cl(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds) {
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] ^= rk[i];
+    BC_AES_BS_NOUNROLL
+    for (int r = 1; r < rounds; ++r) {
+        const BC_AES_BS_RK_SPACE bc_u32 *k = rk + 128 * r;
+        BC_AES_BS_NOUNROLL
+        for (int g = 0; g < BC_AES_BS_CL_GROUPS; ++g) {
+            BC_AES_BS_UNROLL
+            for (int q = 0; q < BC_AES_BS_CL_COLS; ++q) {
+                /* output column g*COLS + q: row i from input column q + i (after the rotations) */
+                BC_AES_BS_UNROLL
+                for (int i = 0; i < 4; ++i) bc_aes_bs_sbox(s + 32 * ((q + i) & 3) + 8 * i);
+                bc_aes_bs_mix_col(s, 32 * (q & 3), 32 * ((q + 1) & 3) + 8, 32 * ((q + 2) & 3) + 16,
+                                  32 * ((q + 3) & 3) + 24, k + BC_AES_BS_CL_W * g + 32 * q, 1);
+            }
+            bc_aes_bs_cl_rotate(s);
+        }
+        bc_aes_bs_unskew(s, 1);
+    }
+    bc_aes_bs_sub_cl(s, 0);
+    bc_aes_bs_shift_key(s, rk + 128 * rounds, 0);
+}
+
+/* Same result as bc_aes_bs_decrypt (plain masks): each trip makes output
+ * columns of InvMixColumns(InvShiftRows(InvSubBytes(s)) ^ rk). */
+BC_FN void bc_aes_bs_decrypt_cl(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds) {
+    const BC_AES_BS_RK_SPACE bc_u32 *k = rk + 128 * rounds;
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] ^= k[i];
+    BC_AES_BS_NOUNROLL
+    for (int r = rounds - 1; r >= 1; --r) {
+        k = rk + 128 * r;
+        BC_AES_BS_NOUNROLL
+        for (int g = 0; g < BC_AES_BS_CL_GROUPS; ++g) {
+            BC_AES_BS_UNROLL
+            for (int q = 0; q < BC_AES_BS_CL_COLS; ++q) {
+                /* output column g*COLS + q: row i from input column q - i */
+                BC_AES_BS_UNROLL
+                for (int i = 0; i < 4; ++i) {
+                    bc_u32 *x = s + 32 * ((q - i) & 3) + 8 * i;
+                    bc_aes_bs_inv_sbox(x);
+                    BC_AES_BS_UNROLL
+                    for (int b = 0; b < 8; ++b) x[b] ^= k[BC_AES_BS_CL_W * g + 32 * q + 8 * i + b];
+                }
+                bc_aes_bs_inv_mix_col(s, 32 * (q & 3), 32 * ((q - 1) & 3) + 8, 32 * ((q - 2) & 3) + 16,
+                                      32 * ((q - 3) & 3) + 24);
+            }
+            bc_aes_bs_cl_rotate(s);
+        }
+        bc_aes_bs_unskew(s, 3);
+    }
+    bc_aes_bs_sub_cl(s, 1);
+    bc_aes_bs_shift_key(s, rk, 1);
 }
 
 /* ---------------------------------------------------------------- key masks */

@@ -391,7 +391,7 @@ void EngineBackend::worker_loop(size_t w) {
         if (!job) return;  // stopping, nothing picked
         ++job->running;
         const bool inject = opt_.fail_worker == int(w) && job->taken[w] + count > opt_.fail_after_chunks;
-        auto t0 = std::chrono::steady_clock::now();
+        std::chrono::steady_clock::time_point t0;  // set when the piece starts (injected failures learn nothing)
         job->taken[w] += count;
         lk.unlock();
         Status st;

@@ -122,7 +122,7 @@ struct Variant {
 };
 const Variant kVariants[] = {
     {false, "bitsliced/plain", 0}, {false, "bitsliced/fk", 1}, {false, "bitsliced/fk-cs", 2},
-    {false, "bitsliced/cl", 3},    {true, "table", -1}};
+    {false, "bitsliced/cl", 3},    {false, "bitsliced/cle", 4}, {true, "table", -1}};
 
 Env make_env(const char* alg, const Variant& v, std::mt19937& rng) {
 #if defined(BC_HAVE_CUDA)

@@ -47,13 +47,14 @@ struct Cipher<false, kDecrypt> {
     int rounds;
     bool folded;     // encryption with folded masks (variants 1, 2: bc_aes_bs_encrypt_fk)
     bool ctr_slice;  // CTR: counters straight into the sliced state (variants 2, 3)
-    bool compact;    // compact round loop, plain masks (variant 3: bc_aes_bs_encrypt_cl / decrypt_cl)
+    bool compact;    // compact round loop, plain masks (variant 3: bc_aes_bs_encrypt_cl / decrypt_cl;
+                     // variant 4: encryption only)
     __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables&)
         : rk(sm),
           rounds(k.rounds),
           folded(!kDecrypt && (k.bs_variant == 1 || k.bs_variant == 2)),
-          ctr_slice(!kDecrypt && (k.bs_variant == 2 || k.bs_variant == 3)),
-          compact(k.bs_variant == 3) {
+          ctr_slice(!kDecrypt && k.bs_variant >= 2),
+          compact(k.bs_variant == 3 || (k.bs_variant == 4 && !kDecrypt)) {
         if (folded) {
             // one (round, column) per thread: byte-wise InvMixColumns, constant time
             for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
@@ -486,7 +487,7 @@ int default_bs_variant() {
                 if (std::strcmp(e, aes_bs_variant_name(i)) == 0) return i;
             if (e[0] >= '0' && e[0] < '0' + kAesBsVariants && e[1] == 0) return e[0] - '0';
         }
-        return 2;
+        return kAesBsDefaultVariant;
     }();
     return v;
 }
@@ -509,6 +510,7 @@ const char* aes_bs_variant_name(int v) {
         case 1: return "fk";
         case 2: return "fk-cs";
         case 3: return "cl";
+        case 4: return "cle";
         default: return "?";
     }
 }

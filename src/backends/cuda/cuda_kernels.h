@@ -39,15 +39,19 @@ enum class AesImpl { Bitsliced, Table };
 //     MixColumns in place in a rotating layout (no ShiftRows, no register moves);
 //     and CTR / CBC decryption (either impl) load 8 blocks before storing any
 //     (variant 0: one load-XOR-store at a time, a memory latency per block);
-//   2 "fk-cs" (default): fk, and CTR builds its counters straight in bitsliced form
+//   2 "fk-cs": fk, and CTR builds its counters straight in bitsliced form
 //     (bc_aes_bs_ctr_slice: no counter adds, byte swaps or input transposition);
 //   3 "cl": compact loop, plain masks (bc_aes_bs_encrypt_cl, and for decryption
 //     bc_aes_bs_decrypt_cl): a round is a loop of 4 column trips, ~12 KB of code
 //     instead of 32-46 KB, to fit the instruction cache; CTR's counters and the
 //     grouped loads as in fk-cs.
+//   4 "cle" (default): cl's compact loop for encryption, the unrolled core for
+//     decryption (measured on the H100, 2026-11-22: compact encryption +19% for CTR,
+//     compact decryption -8% for CBC decryption; bench/NOTES.md).
 // The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the
-// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|0|1|2|3 (read once), else 2.
-constexpr int kAesBsVariants = 4;
+// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|0..4 (read once), else 4.
+constexpr int kAesBsVariants = 5;
+constexpr int kAesBsDefaultVariant = 4;
 void set_aes_bs_variant(int v);
 int aes_bs_variant();
 const char* aes_bs_variant_name(int v);

@@ -346,6 +346,15 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     ctxs.emplace("cpu", Ctx("cpu", "cpu"));
     ctxs.emplace("gpu", Ctx("cuda:0", "cuda:0"));
     ctxs.emplace("hybrid", Ctx("hybrid", "hybrid"));
+    {  // the hybrid as it was before the split-or-alone choice: every job split
+        bc::EngineOptions eo;
+        eo.split_policy = bc::EngineOptions::SplitPolicy::Split;
+        std::unique_ptr<bc::Backend> b;
+        if (ngpu > 0 && bc::make_device_engine(true, bc::ContextOptions(), &b, &eo).is_ok())
+            ctxs.emplace("split", Ctx(std::move(b), "hybrid-split"));
+        else
+            ctxs.emplace("split", Ctx());
+    }
     if (ngpu > 1) ctxs.emplace("all", Ctx("cuda:all", "cuda:all"));
     const bool have_gpu = bool(ctxs["gpu"]);
     if (!have_gpu) std::printf("| GPU rows | skipped: %s |\n", ctxs["gpu"].why.c_str());
@@ -440,20 +449,31 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     // ---- 2. the three algorithms ----
     const char* algs[] = {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"};
     std::printf("\n## Throughput (%s jobs, pageable host memory)\n\n"
-                "| algorithm | CPU alone | GPU alone | GPU / NO-OP | hybrid | hybrid / (CPU + GPU) | cuda:all | "
-                "GPU path CPU core-s/GB |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                "| algorithm | CPU alone | GPU alone | GPU / NO-OP | hybrid | hybrid / (CPU + GPU) | "
+                "hybrid jobs on the CPU alone | hybrid, every job split | cuda:all | GPU path CPU core-s/GB |\n"
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                 human(a.size).c_str());
     for (const char* alg : algs) {
+        const std::string k = alg;
         Rate cpu = measure(ctxs["cpu"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
-        Rate gpu, hyb, all, noop_again;
+        Rate gpu, hyb, split, all, noop_again;
+        std::string alone = "-";
         if (have_gpu) {
             gpu = measure(ctxs["gpu"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
             noop_again = measure(ctxs["gpu"].ctx, "noop", in.data(), out.data(), a.size, a.seconds);
+            bc::Backend& hb = *ctxs["hybrid"].ctx->backend;
+            bc::engine_reset_stats(hb);
             hyb = measure(ctxs["hybrid"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
+            bc::EngineStats es;
+            if (bc::engine_stats(hb, &es) && es.jobs) {
+                alone = std::to_string(es.cpu_alone_jobs) + " of " + std::to_string(es.jobs);
+                j.num(k + "_hybrid_cpu_alone_jobs", double(es.cpu_alone_jobs));
+                j.num(k + "_hybrid_jobs", double(es.jobs));
+            }
+            split = measure(ctxs["split"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
             if (ngpu > 1) all = measure(ctxs["all"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
         }
         const double ceiling = std::max(noop_gpu.gbps, noop_again.gbps);
-        const std::string k = alg;
         j.num(k + "_cpu_gbps", cpu.gbps);
         if (have_gpu) {
             j.num(k + "_gpu_gbps", gpu.gbps);
@@ -461,16 +481,19 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             j.num(k + "_gpu_fraction_of_noop", gpu.gbps / ceiling);
             j.num(k + "_hybrid_gbps", hyb.gbps);
             j.num(k + "_hybrid_fraction_of_sum", hyb.gbps / (cpu.gbps + gpu.gbps));
+            j.num(k + "_hybrid_split_gbps", split.gbps);
             j.num(k + "_gpu_cpu_core_seconds_per_gb", gpu.cpu_s_per_gb);
             if (ngpu > 1) j.num(k + "_cuda_all_gbps", all.gbps);
             if (!gpu.ok) j.str(k + "_gpu_error", gpu.why);
             if (!hyb.ok) j.str(k + "_hybrid_error", hyb.why);
         }
-        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", alg, cpu.ok ? gb(cpu.gbps).c_str() : cpu.why.c_str(),
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", alg,
+                    cpu.ok ? gb(cpu.gbps).c_str() : cpu.why.c_str(),
                     have_gpu ? (gpu.ok ? gb(gpu.gbps).c_str() : gpu.why.c_str()) : "-",
                     have_gpu ? pct(gpu.gbps / ceiling).c_str() : "-",
                     have_gpu ? (hyb.ok ? gb(hyb.gbps).c_str() : hyb.why.c_str()) : "-",
-                    have_gpu ? pct(hyb.gbps / (cpu.gbps + gpu.gbps)).c_str() : "-",
+                    have_gpu ? pct(hyb.gbps / (cpu.gbps + gpu.gbps)).c_str() : "-", alone.c_str(),
+                    have_gpu ? (split.ok ? gb(split.gbps).c_str() : split.why.c_str()) : "-",
                     ngpu > 1 ? gb(all.gbps).c_str() : "-", have_gpu ? gb(gpu.cpu_s_per_gb).c_str() : "-");
     }
     std::printf("\nTargets: GPU alone >= 90%% of NO-OP; hybrid >= 85%% of CPU + GPU (else see the memcpy roof: "
@@ -520,7 +543,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
 // in short batches). The engine over one CPU worker is the path "auto" takes on
 // a GPU host for a small job (the hybrid engine sends it to its CPU worker on
 // the calling thread), so it is measured on any machine.
-void small_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
+void small_jobs(const Args& a, unsigned hw, Json& j) {
     const size_t len = a.small_size;
     const int rounds = a.smoke ? 1 : std::max(1, a.repeat);
     const double sec = a.smoke ? 0.02 : std::max(0.05, a.seconds / 2);
@@ -532,9 +555,9 @@ void small_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
                 len, sec, rounds);
     Ctx autoc("auto", "auto");
     Ctx cpuc("cpu", "cpu");
-    // The hybrid engine's CPU worker, without the GPUs (make_device_engine's share of the cores).
+    // The hybrid engine's CPU worker, without the GPUs (make_device_engine gives it every core).
     bc::ContextOptions co;
-    co.threads = hw > unsigned(ngpu) * 4 ? hw - unsigned(ngpu) * 4 : 1;
+    co.threads = hw;
     std::unique_ptr<bc::Backend> cpu_worker, engine;
     bc::EngineOptions eo;
     eo.name = "engine(cpu)";
@@ -631,7 +654,7 @@ int main(int argc, char** argv) {
     if (!a.small_only) large_jobs(a, hw, ngpu, j);
 
     // ---- 4. 4 KiB jobs ----
-    small_jobs(a, hw, ngpu, j);
+    small_jobs(a, hw, j);
 
     j.s += "\n}\n";
     if (FILE* f = std::fopen(a.json.c_str(), "w")) {

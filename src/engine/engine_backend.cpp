@@ -49,6 +49,16 @@ bool retryable(bc_status c) {
 constexpr size_t kRateKinds = 8;
 size_t rate_kind(Mode m) { return std::min<size_t>(size_t(m), kRateKinds - 1); }
 
+// Size classes for the split-or-alone choice: whether the GPUs pay off depends on the
+// job's size (a pipeline's start and end are fixed costs). Class c holds jobs from
+// 4^c MiB (class 0: anything smaller) up.
+constexpr size_t kSizeClasses = 6;
+size_t size_class(size_t len) {
+    size_t c = 0;
+    for (size_t mib = len >> 20; mib >= 4 && c + 1 < kSizeClasses; mib >>= 2) ++c;
+    return c;
+}
+
 // One job in the queue: nchunks chunks; a piece is a run [first, first + count).
 struct Job {
     size_t nchunks = 0;
@@ -58,6 +68,8 @@ struct Job {
     bool retry = true;         // a failed piece may run again elsewhere (its input is intact)
     size_t chunk = 0, len = 0; // bytes per chunk and in all (the last chunk may be short)
     size_t kind = 0;           // what the workers' rates are kept per (rate_kind)
+    bool chooses = false;      // split or CPU alone was chosen for it (EngineOptions::split_policy)
+    bool cpu_alone = false;    // only CPU workers take fresh pieces
 
     size_t piece_offset(size_t first) const { return first * chunk; }
     size_t piece_bytes(size_t first, size_t count) const {
@@ -94,8 +106,9 @@ public:
         rate_.assign(workers_.size() * kRateKinds, 0.0);
         inflight_.reset(new std::atomic<int>[workers_.size()]);
         for (size_t i = 0; i < workers_.size(); ++i) inflight_[i].store(0);
+        cpu_flag_.assign(workers_.size(), 0);
         for (size_t i = 0; i < workers_.size(); ++i) {
-            if (std::strcmp(workers_[i]->name(), "cpu") == 0) cpu_workers_.push_back(i);
+            if (std::strcmp(workers_[i]->name(), "cpu") == 0) cpu_workers_.push_back(i), cpu_flag_[i] = 1;
             takes_host_ = takes_host_ || workers_[i]->supports_memory(BC_MEMORY_HOST);
             takes_device_ = takes_device_ || workers_[i]->supports_memory(BC_MEMORY_DEVICE);
         }
@@ -226,7 +239,37 @@ private:
         return -1;
     }
 
-    bool is_cpu(size_t w) const { return std::find(cpu_workers_.begin(), cpu_workers_.end(), w) != cpu_workers_.end(); }
+    bool is_cpu(size_t w) const { return cpu_flag_[w] != 0; }
+
+    // Under mu_: whether worker w may take fresh pieces of job j.
+    bool takes_part(const Job& j, size_t w) const { return j.usable[w] && !j.out[w] && (!j.cpu_alone || is_cpu(w)); }
+
+    // Under mu_: split or CPU alone for a new job (EngineOptions::split_policy). Only a job
+    // that both kinds of worker could run has a choice.
+    bool has_choice(const Job& j) const {
+        bool cpu = false, other = false;
+        for (size_t i = 0; i < workers_.size(); ++i)
+            if (j.usable[i]) (is_cpu(i) ? cpu : other) = true;
+        return cpu && other;
+    }
+    bool choose_cpu_alone(const Job& j) {
+        using P = EngineOptions::SplitPolicy;
+        if (opt_.split_policy != P::Adaptive) return opt_.split_policy == P::CpuAlone;
+        SplitRates& r = split_[j.kind * kSizeClasses + size_class(j.len)];
+        const uint64_t n = r.jobs++;
+        if (r.split <= 0) return false;  // not yet measured: split first, then alone
+        if (r.alone <= 0) return true;
+        const bool best = r.alone > r.split;
+        return opt_.explore_every && n % opt_.explore_every == 0 ? !best : best;
+    }
+    // Under mu_: a finished job's rate, folded into its choice's moving average.
+    void learn_split(const Job& j, double seconds) {
+        if (seconds <= 0) return;
+        SplitRates& r = split_[j.kind * kSizeClasses + size_class(j.len)];
+        double& x = j.cpu_alone ? r.alone : r.split;
+        const double now = double(j.len) / seconds;
+        x = x > 0 ? 0.5 * x + 0.5 * now : now;
+    }
 
     // Where a job that stays whole runs (on the calling thread). Many callers at once
     // (the CLI's segments, a server's threads) must not all land on one worker: while
@@ -304,6 +347,12 @@ private:
 
     std::vector<std::unique_ptr<Backend>> workers_;
     std::vector<size_t> cpu_workers_;
+    std::vector<char> cpu_flag_;  // per worker: a CPU worker
+    struct SplitRates {
+        double split = 0, alone = 0;  // job bytes/s, moving averages (0: not yet measured)
+        uint64_t jobs = 0;
+    };
+    SplitRates split_[kRateKinds * kSizeClasses];  // per (rate_kind, size_class); under mu_
     bool takes_host_ = false, takes_device_ = false;  // some worker does (asked once: the C API asks every call)
     EngineOptions opt_;
     mutable std::mutex mu_;
@@ -327,10 +376,18 @@ Status EngineBackend::submit(Job& job, const EngineKey& ek) {
     if (job.nchunks == 0) return Status::ok();
     std::unique_lock<std::mutex> lk(mu_);
     ++stats_.jobs;
+    job.chooses = has_choice(job);
+    job.cpu_alone = job.chooses && choose_cpu_alone(job);
+    if (job.cpu_alone) ++stats_.cpu_alone_jobs;
+    const auto t0 = std::chrono::steady_clock::now();
     jobs_.push_back(&job);
     work_cv_.notify_all();
     done_cv_.wait(lk, [&] { return job.finished(); });
     jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &job));
+    // A job that lost a worker says nothing about the choice.
+    const bool intact = job.healthy == size_t(std::count(job.usable.begin(), job.usable.end(), char(1)));
+    if (job.chooses && opt_.split_policy == EngineOptions::SplitPolicy::Adaptive && intact)
+        learn_split(job, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return job.failed ? job.status : Status::ok();
 }
 
@@ -338,11 +395,11 @@ Status EngineBackend::submit(Job& job, const EngineKey& ek) {
 bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
     for (Job* j : jobs_) {
         if (j->failed || !j->usable[w] || j->out[w]) continue;
-        if (!j->again.empty()) {
+        if (!j->again.empty()) {  // a failed piece: any worker still in the job may run it
             *first = j->again.front().first;
             *count = j->again.front().second;
             j->again.pop_front();
-        } else if (j->next < j->nchunks) {
+        } else if (j->next < j->nchunks && takes_part(*j, w)) {
             const size_t left = j->nchunks - j->next;
             size_t n = 1;
             if (opt_.guided) {
@@ -354,8 +411,10 @@ bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
                 // The fastest worker never declines, so a job always finishes.
                 double mine = rate_[w * kRateKinds + j->kind], others = 0, fastest = 0;
                 bool known = mine > 0;
+                size_t members = 1;
                 for (size_t i = 0; i < workers_.size(); ++i) {
-                    if (i == w || !j->usable[i] || j->out[i]) continue;
+                    if (i == w || !takes_part(*j, i)) continue;
+                    ++members;
                     const double r = rate_[i * kRateKinds + j->kind];
                     known = known && r > 0;
                     others += r;
@@ -367,7 +426,7 @@ bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
                     if (mine < fastest && next_bytes / mine > left_bytes / others) continue;
                     n = std::max<size_t>(1, size_t(double(left) * mine / (mine + others) / 2));
                 } else {
-                    n = std::max<size_t>(1, left / (2 * std::max<size_t>(j->healthy, 1)));
+                    n = std::max<size_t>(1, left / (2 * members));
                 }
             }
             *first = j->next;
@@ -425,6 +484,12 @@ void EngineBackend::worker_loop(size_t w) {
             if (!job->out[w]) {
                 job->out[w] = 1;
                 --job->healthy;
+                // A job kept on the CPU whose last CPU worker is out goes to everyone left.
+                if (job->cpu_alone) {
+                    bool cpu_left = false;
+                    for (size_t i = 0; i < workers_.size(); ++i) cpu_left = cpu_left || (is_cpu(i) && takes_part(*job, i));
+                    if (!cpu_left) job->cpu_alone = false, wake_others = true;
+                }
             }
             if (job->retry && retryable(st.code) && job->healthy > 0 && !job->failed) {
                 job->again.emplace_back(first, count);

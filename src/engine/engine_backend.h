@@ -61,6 +61,16 @@ struct EngineOptions {
     // gpu_concurrency such jobs in flight (a GPU's pipeline overlaps that many callers).
     size_t gpu_min_job = size_t(1) << 20;
     unsigned gpu_concurrency = 8;
+    // Split or CPU alone: a job cut into pieces goes either to every worker or to the CPU
+    // worker(s) alone, whichever moved more bytes per second over recent jobs of its mode
+    // and size class; each is tried once, then the other again every explore_every jobs so
+    // that a change of load is seen. Why: on a host whose memory bandwidth the CPU path
+    // already fills, every byte a GPU stages from pageable memory costs about three times
+    // the host memory traffic of the CPU path, and splitting loses (bench/NOTES.md,
+    // "Hybrid and host memory"). Split and CpuAlone fix the choice (benchmarks, tests).
+    enum class SplitPolicy { Adaptive, Split, CpuAlone };
+    SplitPolicy split_policy = SplitPolicy::Adaptive;
+    unsigned explore_every = 8;
     std::string name = "engine";                  // what name() answers ("hybrid", "cuda:all")
 
     // Device memory ownership. worker_devices[i]: the CUDA ordinal of worker i, -1 for
@@ -83,6 +93,7 @@ struct EngineStats {
     std::vector<uint64_t> pieces;   // per worker: pieces (runs of chunks) run
     std::vector<uint64_t> bytes;    // per worker: bytes processed successfully
     uint64_t jobs = 0;              // jobs through the queue
+    uint64_t cpu_alone_jobs = 0;    // of those, run by the CPU worker(s) alone (EngineOptions::split_policy)
     uint64_t small_jobs = 0;        // jobs kept on one worker (under the threshold, or serial)
     uint64_t device_jobs = 0;       // device-memory jobs handed to their owner
     uint64_t requeued = 0;          // failed pieces run again elsewhere
@@ -102,8 +113,9 @@ const EngineOptions* engine_options(const Backend& b);
 // Engines over the devices of this machine (src/engine/engine_devices.cpp):
 //   with_cpu = true:  "hybrid", the CPU backend and every CUDA GPU
 //   with_cpu = false: "cuda:all", every CUDA GPU
-// BC_ERR_NO_DEVICE when no CUDA GPU is present. The CPU worker gets the cores the
-// GPU pipelines do not need (opt.threads overrides).
+// BC_ERR_NO_DEVICE when no CUDA GPU is present. The CPU worker gets every core
+// (opt.threads overrides): a job it runs alone must not lose the cores the GPU
+// pipelines would use; while both run, the OS shares the cores.
 // base: engine options to start from (chunk, threshold, hook); name, worker_devices and
 // device_of are filled in here.
 Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out,

@@ -12,10 +12,6 @@
 namespace bc {
 namespace {
 
-// Host threads each GPU's host-memory pipeline keeps busy (its worker thread and
-// the threads that stage pageable memory); the CPU worker gets the rest.
-constexpr unsigned kHostThreadsPerGpu = 4;
-
 #if defined(BC_HAVE_CUDA)
 int cuda_device_of(const void* p) {
     cudaPointerAttributes a;
@@ -64,11 +60,10 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
     eo.name = with_cpu ? "hybrid" : "cuda:all";
     if (with_cpu) {
         ContextOptions co = opt;
-        if (co.threads == 0) {
-            const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-            const unsigned reserved = unsigned(workers.size()) * kHostThreadsPerGpu;
-            co.threads = hw > reserved ? hw - reserved : 1;
-        }
+        // Every core: a job the engine runs on the CPU alone (EngineOptions::split_policy) must
+        // not lose the cores the GPU pipelines' staging threads use when both run. Until
+        // 2026-11-22 the CPU worker got hw - 4 x GPUs threads (bench/NOTES.md).
+        if (co.threads == 0) co.threads = std::max(1u, std::thread::hardware_concurrency());
         std::unique_ptr<Backend> cpu;
         BC_TRY(make_cpu_backend(co, &cpu));
         workers.insert(workers.begin(), std::move(cpu));

@@ -304,6 +304,74 @@ TEST(EngineCpu, ASlowWorkerStopsTakingPiecesOnceItsRateIsKnown) {
     EXPECT_LT(s2.bytes[1], s1.bytes[1]);
 }
 
+// ---- split or CPU alone (EngineOptions::split_policy) ----------------------------------
+
+// A CPU worker and a worker of another kind ("fake-gpu"), each napping per call, with
+// one-chunk grabs (guided off); runs `jobs` AES-128-CTR jobs of 16 chunks, each checked
+// against the CPU backend. Returns the engine's counters and the other worker's calls.
+struct SplitRun {
+    bc::EngineStats stats;
+    int other_calls = 0;
+};
+SplitRun run_split_jobs(std::chrono::milliseconds cpu_nap, std::chrono::milliseconds other_nap, bc::EngineOptions eo,
+                        int jobs) {
+    std::vector<std::unique_ptr<bc::Backend>> w;
+    w.push_back(std::make_unique<SlowBackend>(cpu_backend(2), cpu_nap, "cpu"));
+    auto other = std::make_unique<SlowBackend>(cpu_backend(1), other_nap, "fake-gpu");
+    SlowBackend* other_w = other.get();
+    w.push_back(std::move(other));
+    eo.chunk = 64 * 1024;
+    eo.cpu_threshold = 0;
+    eo.guided = false;
+    CtrPair p(std::move(w), eo);
+    const size_t len = 16 * eo.chunk;
+    Bytes pt = rnd(len), a(len), b(len);
+    size_t n = 0;
+    EXPECT_EQ(BC_OK, bc_encrypt(p.kr.k, p.iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr));
+    for (int i = 0; i < jobs; ++i) {
+        std::fill(a.begin(), a.end(), 0);
+        EXPECT_EQ(BC_OK, bc_encrypt(p.kt.k, p.iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr))
+            << bc_last_error();
+        EXPECT_EQ(a, b) << "job " << i;
+    }
+    SplitRun r;
+    EXPECT_TRUE(bc::engine_stats(p.test.backend(), &r.stats));
+    r.other_calls = other_w->calls.load();
+    return r;
+}
+
+TEST(EngineSplit, JobsStayOnTheCpuWhenSplittingIsSlower) {
+    // Split, a job waits 300 ms for the other worker's one chunk; alone it takes ~48 ms.
+    // Job 0 splits, job 1 runs alone, jobs 2-7 follow the faster (the next exploration
+    // would be job 8).
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(3), std::chrono::milliseconds(300), {}, 8);
+    EXPECT_EQ(8u, r.stats.jobs);
+    EXPECT_EQ(7u, r.stats.cpu_alone_jobs);
+    EXPECT_EQ(1, r.other_calls) << "the slow worker ran pieces after job 0";
+}
+
+TEST(EngineSplit, JobsSplitWhenTheCpuAloneIsSlower) {
+    // Alone, the CPU naps 20 ms for each of 16 chunks; split, the other worker takes
+    // nearly all of them at once.
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(20), std::chrono::milliseconds(0), {}, 8);
+    EXPECT_EQ(8u, r.stats.jobs);
+    EXPECT_EQ(1u, r.stats.cpu_alone_jobs);
+    EXPECT_GE(r.other_calls, 7 * 8);
+}
+
+TEST(EngineSplit, ACpuAloneJobWhoseCpuFailsFinishesOnTheOthers) {
+    // The CPU worker fails its third chunk of every job; the other worker, kept out of
+    // the job until then, runs the failed piece and the rest. No hang, right output.
+    bc::EngineOptions eo;
+    eo.split_policy = bc::EngineOptions::SplitPolicy::CpuAlone;
+    eo.fail_worker = 0;
+    eo.fail_after_chunks = 2;
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(0), std::chrono::milliseconds(0), eo, 3);
+    EXPECT_EQ(3u, r.stats.cpu_alone_jobs);
+    EXPECT_GE(r.stats.requeued, 3u);
+    EXPECT_GE(r.other_calls, 3);
+}
+
 // ---- faults -------------------------------------------------------------------------
 
 struct Outcome {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh [tests] [sanitize] [bench] [quick]
+#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench cpu file roundtrip engine profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
 set -uo pipefail
@@ -38,6 +38,9 @@ for phase in "$@"; do
   tests)
     step unit 200 bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
     TAIL=70 step conformance 240 bc_conformance --backends="${CONF_BACKENDS:-cuda,opencl}" ${CONF_ARGS:---quick}
+    ;;
+  unit)  # the unit tests alone (pack without bc_conformance when the 64 MiB carry is tight)
+    step unit 200 bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
     ;;
   sanitize)
     f=${SAN_FILTER:-'CudaAes*:StreamCuda*'}
@@ -79,6 +82,7 @@ for phase in "$@"; do
           bulkcrypt encrypt -k /tmp/rt.key -a $a --device "$d" /tmp/rt.in /tmp/rt.bcx
           bulkcrypt decrypt -k /tmp/rt.key --device cpu /tmp/rt.bcx /tmp/rt.out
           cmp /tmp/rt.in /tmp/rt.out
+          rm -f /tmp/rt.bcx
           bulkcrypt encrypt -k /tmp/rt.key -a $a --device cpu /tmp/rt.in /tmp/rt.bcx
           bulkcrypt decrypt -k /tmp/rt.key --device "$d" /tmp/rt.bcx /tmp/rt.back
           cmp /tmp/rt.in /tmp/rt.back

@@ -420,7 +420,9 @@ bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
                     others += r;
                     fastest = std::max(fastest, r);
                 }
-                if (known && others > 0) {
+                if (members == 1) {
+                    n = left;  // alone in the job (CPU alone, or the others out): halving shares nothing
+                } else if (known && others > 0) {
                     const double left_bytes = double(j->len - j->next * j->chunk);
                     const double next_bytes = std::min(double(j->chunk), left_bytes);
                     if (mine < fastest && next_bytes / mine > left_bytes / others) continue;

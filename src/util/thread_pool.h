@@ -9,6 +9,7 @@
 // use n + pool threads, and a small call never waits for a large one to end.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -31,6 +32,30 @@ public:
 
     unsigned size() const { return static_cast<unsigned>(workers_.size()) + 1; }
 
+    // Large calls in progress, counted by their owner while each runs (Caller). With k
+    // of them at once a call plans for size() / k threads (share()): when many threads
+    // call at once (the CLI's segments), each runs its job in a few large tasks instead
+    // of cutting it for the whole pool, whose cost (GCM: a partial GHASH and a fold per
+    // task, the hand-offs) then buys nothing: the callers already fill the cores.
+    class Caller {
+    public:
+        Caller(ThreadPool& p, bool counted) : n_(counted ? &p.callers_ : nullptr) {
+            if (n_) n_->fetch_add(1, std::memory_order_relaxed);
+        }
+        ~Caller() {
+            if (n_) n_->fetch_sub(1, std::memory_order_relaxed);
+        }
+        Caller(const Caller&) = delete;
+        Caller& operator=(const Caller&) = delete;
+
+    private:
+        std::atomic<unsigned>* n_;
+    };
+    unsigned share() const {
+        const unsigned k = callers_.load(std::memory_order_relaxed);
+        return k > 1 ? std::max(1u, size() / k) : size();
+    }
+
     // Calls task(i) for i in [0, n) across the pool and returns when all are done.
     // A call from inside a task runs serially on that thread (no deadlock).
     void parallel_for(size_t n, const std::function<void(size_t)>& task);
@@ -52,6 +77,7 @@ private:
     std::condition_variable wake_, finished_;
     std::vector<Batch*> batches_;  // in arrival order
     bool stop_ = false;
+    std::atomic<unsigned> callers_{0};  // Caller
 };
 
 // Calls task(i) -> Status for i in [0, n) across the pool and returns the first

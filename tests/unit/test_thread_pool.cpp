@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -69,4 +70,23 @@ TEST(ThreadPool, ASmallCallDoesNotWaitForALongOne) {
     cv.notify_all();
     long_caller.join();
     small_caller.join();
+}
+
+TEST(ThreadPool, LargeCallersShareThePool) {
+    bc::ThreadPool pool(8);
+    EXPECT_EQ(8u, pool.share());
+    {
+        bc::ThreadPool::Caller one(pool, true);
+        EXPECT_EQ(8u, pool.share());  // a lone caller plans for the whole pool
+        bc::ThreadPool::Caller uncounted(pool, false);
+        EXPECT_EQ(8u, pool.share());
+        bc::ThreadPool::Caller two(pool, true);
+        EXPECT_EQ(4u, pool.share());
+        bc::ThreadPool::Caller three(pool, true);
+        EXPECT_EQ(2u, pool.share());
+        std::vector<std::unique_ptr<bc::ThreadPool::Caller>> more;
+        for (int i = 0; i < 7; ++i) more.push_back(std::make_unique<bc::ThreadPool::Caller>(pool, true));
+        EXPECT_EQ(1u, pool.share());  // 10 callers, 8 threads: each runs on its own
+    }
+    EXPECT_EQ(8u, pool.share());  // every caller gone
 }

@@ -221,7 +221,7 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
 
     switch (key.alg->mode) {
     case Mode::ECB: {
-        const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+        const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
         const size_t n = (op.len + piece - 1) / piece;
         return run_tasks(pool, n, [&](size_t i) -> Status {
             size_t off = i * piece, len = std::min(piece, op.len - off);
@@ -254,7 +254,7 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
         }
         // Decryption is parallel: each piece chains from the ciphertext block before
         // it, saved first because an in-place piece overwrites it.
-        const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+        const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
         const size_t n = (op.len + piece - 1) / piece;
         std::vector<uint8_t> chains(16 * n);
         std::memcpy(chains.data(), op.iv, 16);
@@ -276,7 +276,7 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
     }
     case Mode::CTR: {
         // Pieces start on keystream block boundaries after the first.
-        const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+        const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
         const size_t head = piece - op.offset % 16;  // data bytes in piece 0
         const size_t n = op.len <= head ? 1 : 1 + (op.len - head + piece - 1) / piece;
         return run_tasks(pool, n, [&](size_t i) -> Status {
@@ -320,7 +320,7 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
     case Mode::XTS: {
         const size_t unit = op.data_unit ? op.data_unit : op.len;
         const size_t nunits = (op.len + unit - 1) / unit;
-        const size_t per_task = std::max<size_t>(1, piece_size(op.len, pool.size(), chunk, 16) / unit);
+        const size_t per_task = std::max<size_t>(1, piece_size(op.len, pool.share(), chunk, 16) / unit);
         const size_t n = (nunits + per_task - 1) / per_task;
         const bool use_portable = portable || k.xts_equal_halves;
         return run_tasks(pool, n, [&](size_t t) -> Status {
@@ -353,7 +353,7 @@ Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAes
                      AeadChunkOp& op, bool portable, ThreadPool& pool, size_t chunk) {
     // H = 0 would make H^-1 undefined (probability 2^-128); the portable path needs none.
     const bool use_portable = portable || (k.h.hi == 0 && k.h.lo == 0);
-    const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+    const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
     const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
     std::vector<bc_gf128> partials(n);
     const bool enc = op.dir == Dir::Encrypt;
@@ -388,7 +388,7 @@ Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAes
 Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k, MacOp& op,
                    bool portable, ThreadPool& pool, size_t chunk) {
     const bool use_portable = portable || (k.h.hi == 0 && k.h.lo == 0);
-    const size_t piece = piece_size(op.len, pool.size(), chunk, 16);
+    const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
     const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
     std::vector<bc_gf128> partials(n);
     Status s = run_tasks(pool, n, [&](size_t i) -> Status {

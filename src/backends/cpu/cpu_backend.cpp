@@ -65,6 +65,7 @@ public:
     }
 
     Status cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) override {
+        ThreadPool::Caller counted(pool_, op.len > kSplitMin);
         if (key.alg->cipher == Cipher::Noop) return noop(op);
         if (key.alg->cipher == Cipher::AES)
             return cpu_aes_cipher(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
@@ -76,6 +77,7 @@ public:
     }
 
     Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) override {
+        ThreadPool::Caller counted(pool_, op.len > kSplitMin);
         if (key.alg->mode == Mode::GCM)
             return cpu_gcm_chunk(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
                                  opt_.cpu_portable, pool_, opt_.chunk);
@@ -86,6 +88,7 @@ public:
     }
 
     Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) override {
+        ThreadPool::Caller counted(pool_, op.len > kSplitMin);
         if (key.alg->mode == Mode::GCM)
             return cpu_gcm_mac(evp_, key, static_cast<const CpuAesKey&>(bkey), op, opt_.cpu_portable,
                                pool_, opt_.chunk);
@@ -99,8 +102,10 @@ public:
                         const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out, size_t len,
                         uint8_t* tag, size_t tag_len, bc_memory memory) override {
         // Whole messages go straight to libcrypto when splitting would not pay:
-        // small ones, or a single thread. Large ones use the parallel pieces.
-        const bool small = len <= kOneShotMax || pool_.size() == 1;
+        // small ones, or a single thread (of the pool, or of its share while other
+        // large calls run). Large ones use the parallel pieces.
+        ThreadPool::Caller counted(pool_, len > kSplitMin);
+        const bool small = len <= kOneShotMax || pool_.share() == 1;
         if (opt_.cpu_portable || memory != BC_MEMORY_HOST || !small) return Status(BC_ERR_NOT_SUPPORTED);
         const EVP_CIPHER* cipher = nullptr;
         if (key.alg->mode == Mode::GCM && nonce_len <= kEvpMaxGcmIv) {
@@ -134,6 +139,8 @@ private:
     }
 
     static constexpr size_t kOneShotMax = 1 << 20;
+    // Calls this large may be cut over the pool: they count as its callers (ThreadPool::share).
+    static constexpr size_t kSplitMin = 64 << 10;
     static constexpr size_t kEvpMaxGcmIv = 128;  // OpenSSL 3's GCM IV buffer; longer IVs take bulkcrypt's J0
     ContextOptions opt_;
     mutable ThreadPool pool_;

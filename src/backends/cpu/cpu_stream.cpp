@@ -27,7 +27,7 @@ const EVP_CIPHER* evp_chacha20() {
 
 // Task size: a multiple of 64 bytes, at least kMinTask, about 4 tasks per thread.
 size_t task_size(size_t len, const ThreadPool& pool) {
-    size_t per = len / (size_t(pool.size()) * 4);
+    size_t per = len / (size_t(pool.share()) * 4);
     per = (per + 63) & ~size_t(63);
     return std::max(per, kMinTask);
 }

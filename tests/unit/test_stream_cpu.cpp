@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <thread>
 
 #include "backends/cpu/cpu_stream.h"
 #include "cores/chacha/chacha.h"
@@ -421,4 +423,56 @@ TEST(StreamDifferential, PiecesEqualWhole) {
             ASSERT_EQ(pieces, whole) << name << " len " << len;
         }
     }
+}
+
+namespace {
+// A ChaCha20-Poly1305 body piece with the MAC key r = bytes 0..15 of `r`, into *out / partial.
+bc::Status chachapoly_piece(const Bytes& key, const Bytes& ctr, const Bytes& r, const Bytes& in, Bytes* out,
+                            uint8_t partial[32], bc::ThreadPool& pool) {
+    bc::KeyMaterial km;
+    km.alg = bc::find_algorithm("chacha20-poly1305");
+    km.raw = bc::SecureBytes(key.data(), key.size());
+    out->assign(in.size(), 0);
+    bc::AeadChunkOp op;
+    std::memcpy(op.ctr, ctr.data(), 16);
+    op.mac_key = r.data();
+    op.in = in.data();
+    op.out = out->data();
+    op.len = in.size();
+    bc::Status s = bc::cpu_chachapoly_chunk(km, op, false, pool);
+    std::memcpy(partial, op.partial, 32);
+    return s;
+}
+}  // namespace
+
+// The pool's share (ThreadPool::share) moves while other large calls come and go. A call
+// must size its tasks once: on 2026-11-22 a ChaCha20-Poly1305 piece sized its partial
+// MACs with one share and ran with another (heap corruption on the 16-core H100 host).
+// Here another thread flips the share all the time while pieces run.
+TEST(StreamDifferential, ChaChaPolyPieceWhileThePoolShareMoves) {
+    static bc::ThreadPool pool8(8);
+    std::mt19937_64 rng(21);
+    Bytes key = random_bytes(rng, 32), ctr = random_bytes(rng, 16), r = random_bytes(rng, 16),
+          in = random_bytes(rng, (size_t(2) << 20) + 300);
+    ctr[0] = 0;  // the 32-bit block counter starts low: no wrap
+    ctr[1] = ctr[2] = ctr[3] = 0;
+    Bytes want, got;
+    uint8_t want_p[32], got_p[32];
+    ASSERT_TRUE(chachapoly_piece(key, ctr, r, in, &want, want_p, pool1()).is_ok());
+    std::atomic<bool> stop{false};
+    std::thread flipper([&] {
+        while (!stop.load()) {
+            bc::ThreadPool::Caller a(pool8, true), b(pool8, true), c(pool8, true);  // share 8 -> 4 -> 2
+        }
+    });
+    int bad = 0;
+    for (int i = 0; i < 200 && bad == 0; ++i) {
+        bc::ThreadPool::Caller me(pool8, true);
+        if (!chachapoly_piece(key, ctr, r, in, &got, got_p, pool8).is_ok() || got != want ||
+            std::memcmp(got_p, want_p, 32) != 0)
+            ++bad;
+    }
+    stop = true;
+    flipper.join();
+    EXPECT_EQ(0, bad);
 }

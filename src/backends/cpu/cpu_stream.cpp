@@ -67,11 +67,11 @@ private:
     EVP_CIPHER_CTX* ctx_;
 };
 
-// Runs fn(task_index, begin, length) over [0, len) in 64-byte-aligned tasks.
-// Returns the first failure.
+// Runs fn(task_index, begin, length) over [0, len) in tasks of t bytes (task_size, taken
+// once by the caller: the pool's share moves while other calls come and go, and a caller
+// sizing per-task results must see the same count as the run). Returns the first failure.
 template <class Fn>
-Status run_pieces(size_t len, ThreadPool& pool, Fn fn) {
-    const size_t t = task_size(len, pool);
+Status run_pieces(size_t len, size_t t, ThreadPool& pool, Fn fn) {
     if (len <= t) return fn(size_t(0), size_t(0), len);
     return run_tasks(pool, (len + t - 1) / t, [&](size_t i) { return fn(i, i * t, std::min(t, len - i * t)); });
 }
@@ -95,7 +95,7 @@ Status cpu_stream_cipher(const KeyMaterial& key, const CipherOp& op, bool portab
 
     const bool use_evp = !portable && stream_is_chacha_ietf(*key.alg) && key.raw.size() == 32 &&
                          st.rounds == 20 && evp_chacha20() != nullptr;
-    return run_pieces(op.len, pool, [&](size_t, size_t begin, size_t n) -> Status {
+    return run_pieces(op.len, task_size(op.len, pool), pool, [&](size_t, size_t begin, size_t n) -> Status {
         uint64_t off = op.offset + begin;
         if (use_evp) {
             uint32_t s2[16];
@@ -143,12 +143,12 @@ Status cpu_chachapoly_chunk(const KeyMaterial& key, AeadChunkOp& op, bool portab
     const bool use_evp = !portable && evp_chacha20() != nullptr;
     const bool decrypt = op.dir == Dir::Decrypt;
 
-    size_t t = task_size(op.len, pool);
-    size_t ntasks = (op.len + t - 1) / t;
+    const size_t t = task_size(op.len, pool);
+    const size_t ntasks = (op.len + t - 1) / t;
     std::vector<uint8_t> partials(ntasks * 17);
     std::vector<uint64_t> counts(ntasks);
 
-    Status s = run_pieces(op.len, pool, [&](size_t ti, size_t begin, size_t n) -> Status {
+    Status s = run_pieces(op.len, t, pool, [&](size_t ti, size_t begin, size_t n) -> Status {
         Poly1305Partial mac(r);
         EvpChaCha evp;
         uint32_t s2[16];

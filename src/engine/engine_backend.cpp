@@ -273,13 +273,14 @@ private:
 
     // Where a job that stays whole runs (on the calling thread). Many callers at once
     // (the CLI's segments, a server's threads) must not all land on one worker: while
-    // the CPU worker is busy with another caller's job, a job of at least
+    // the CPU worker is busy (opt_.cpu_busy_at other callers' jobs), a job of at least
     // opt_.gpu_min_job bytes goes to the least loaded other worker that has room
     // (fewer than opt_.gpu_concurrency such jobs in flight); anything smaller, or with
     // no room anywhere, stays on the CPU (its pool serves concurrent callers).
     int choose_worker(const EngineKey& ek, size_t len) const {
         const int cpu = small_worker(ek);
-        const bool cpu_busy = cpu < 0 || !is_cpu(size_t(cpu)) || inflight_[size_t(cpu)].load() > 0;
+        const bool cpu_busy =
+            cpu < 0 || !is_cpu(size_t(cpu)) || inflight_[size_t(cpu)].load() >= int(std::max(1u, opt_.cpu_busy_at));
         if (len < opt_.gpu_min_job || !cpu_busy) return cpu;
         int best = -1;
         for (size_t i = 0; i < workers_.size(); ++i) {

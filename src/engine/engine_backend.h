@@ -56,9 +56,14 @@ struct EngineOptions {
     size_t cpu_threshold = kEngineDefaultCpuThreshold;  // jobs under it: the first CPU worker alone
     bool guided = true;                           // false: every grab is exactly one chunk
     // Jobs that stay whole (under cpu_threshold, or one chunk) run on the calling thread:
-    // on the CPU worker, unless it is busy with another caller's job and the job has at
-    // least gpu_min_job bytes; then on the least loaded other worker with fewer than
-    // gpu_concurrency such jobs in flight (a GPU's pipeline overlaps that many callers).
+    // on the CPU worker, unless it is busy (cpu_busy_at whole jobs of other callers in
+    // flight) and the job has at least gpu_min_job bytes; then on the least loaded other
+    // worker with fewer than gpu_concurrency such jobs in flight (a GPU's pipeline
+    // overlaps that many callers). make_device_engine sets cpu_busy_at to the CPU
+    // worker's threads: each concurrent caller's job runs on its own core (ThreadPool::
+    // share), and a GPU fed from pageable memory costs ~3x the host memory traffic of
+    // the CPU path (bench/NOTES.md), so it only takes what the cores cannot.
+    unsigned cpu_busy_at = 1;
     size_t gpu_min_job = size_t(1) << 20;
     unsigned gpu_concurrency = 8;
     // Split or CPU alone: a job cut into pieces goes either to every worker or to the CPU

@@ -212,57 +212,87 @@ TEST(EngineCpu, ConcurrentCallersShareTheQueue) {
 // Whole jobs from many callers: while the CPU worker is busy with one caller's job, the
 // next job big enough goes to the other worker (a GPU in real life); a small one stays
 // on the CPU. Outputs are exact either way.
-TEST(EngineCpu, ABusyCpuSendsWholeJobsToTheOtherWorker) {
+// A CPU worker whose calls wait at a gate until the test opens it, and a "fake-gpu"
+// worker; every job below one 1 MiB chunk stays whole.
+struct GatedPair {
     std::mutex mu;
     std::condition_variable cv;
     bool open = false;
     int waiting = 0;
-    auto gate = [&] {  // holds every CPU call until the test opens it
-        std::unique_lock<std::mutex> lk(mu);
-        ++waiting;
-        cv.notify_all();
-        cv.wait(lk, [&] { return open; });
-    };
-    auto cpu = std::make_unique<SlowBackend>(cpu_backend(2), std::chrono::milliseconds(0), "cpu", gate);
-    auto other = std::make_unique<SlowBackend>(cpu_backend(2), std::chrono::milliseconds(0), "fake-gpu");
-    SlowBackend* cpu_w = cpu.get();
-    SlowBackend* other_w = other.get();
-    std::vector<std::unique_ptr<bc::Backend>> w;
-    w.push_back(std::move(cpu));
-    w.push_back(std::move(other));
-    bc::EngineOptions eo;
-    eo.chunk = size_t(1) << 20;  // every job below is one chunk: it stays whole
-    eo.gpu_min_job = 64 * 1024;
-    CtrPair p(std::move(w), eo);
-    ASSERT_NE(nullptr, p.test.ctx->backend);
-    WrappedCtx& test = p.test;
-    Bytes& iv = p.iv;
-    CKey &kt = p.kt, &kr = p.kr;
-    auto check = [&](size_t len) {
+    SlowBackend* cpu_w = nullptr;
+    SlowBackend* other_w = nullptr;
+    std::unique_ptr<CtrPair> p;
+    explicit GatedPair(unsigned cpu_busy_at) {
+        auto gate = [this] {
+            std::unique_lock<std::mutex> lk(mu);
+            ++waiting;
+            cv.notify_all();
+            cv.wait(lk, [&] { return open; });
+        };
+        auto cpu = std::make_unique<SlowBackend>(cpu_backend(2), std::chrono::milliseconds(0), "cpu", gate);
+        auto other = std::make_unique<SlowBackend>(cpu_backend(2), std::chrono::milliseconds(0), "fake-gpu");
+        cpu_w = cpu.get();
+        other_w = other.get();
+        std::vector<std::unique_ptr<bc::Backend>> w;
+        w.push_back(std::move(cpu));
+        w.push_back(std::move(other));
+        bc::EngineOptions eo;
+        eo.chunk = size_t(1) << 20;
+        eo.gpu_min_job = 64 * 1024;
+        eo.cpu_busy_at = cpu_busy_at;
+        p = std::make_unique<CtrPair>(std::move(w), eo);
+    }
+    // Encrypts len random bytes through the engine and the reference; true if they agree.
+    bool check(size_t len) {
         Bytes pt = rnd(len), a(len), b(len);
         size_t n = 0;
-        bool ok = bc_encrypt(kt.k, iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr) == BC_OK;
-        ok = ok && bc_encrypt(kr.k, iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr) == BC_OK;
+        bool ok = bc_encrypt(p->kt.k, p->iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr) == BC_OK;
+        ok = ok && bc_encrypt(p->kr.k, p->iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr) == BC_OK;
         return ok && a == b;
-    };
-    auto first = std::async(std::launch::async, [&] { return check(256 * 1024); });  // the CPU takes it
-    {
-        std::unique_lock<std::mutex> lk(mu);
-        ASSERT_TRUE(cv.wait_for(lk, std::chrono::seconds(20), [&] { return waiting == 1; }));
     }
-    EXPECT_TRUE(check(256 * 1024));  // CPU busy: the other worker runs it, while the CPU is held
-    EXPECT_EQ(1, other_w->calls.load());
-    auto small = std::async(std::launch::async, [&] { return check(4096); });  // too small: waits for the CPU
-    {
+    bool wait_for_held(int n) {
         std::unique_lock<std::mutex> lk(mu);
-        EXPECT_TRUE(cv.wait_for(lk, std::chrono::seconds(20), [&] { return waiting == 2; }));
-        open = true;
+        return cv.wait_for(lk, std::chrono::seconds(20), [&] { return waiting == n; });
     }
-    cv.notify_all();
+    void release() {
+        {
+            std::lock_guard<std::mutex> lk(mu);
+            open = true;
+        }
+        cv.notify_all();
+    }
+};
+
+TEST(EngineCpu, ABusyCpuSendsWholeJobsToTheOtherWorker) {
+    GatedPair g(1);
+    ASSERT_NE(nullptr, g.p->test.ctx->backend);
+    auto first = std::async(std::launch::async, [&] { return g.check(256 * 1024); });  // the CPU takes it
+    ASSERT_TRUE(g.wait_for_held(1));
+    EXPECT_TRUE(g.check(256 * 1024));  // CPU busy: the other worker runs it, while the CPU is held
+    EXPECT_EQ(1, g.other_w->calls.load());
+    auto small = std::async(std::launch::async, [&] { return g.check(4096); });  // too small: waits for the CPU
+    EXPECT_TRUE(g.wait_for_held(2));
+    g.release();
     EXPECT_TRUE(first.get());
     EXPECT_TRUE(small.get());
-    EXPECT_EQ(2, cpu_w->calls.load());
-    EXPECT_EQ(1, other_w->calls.load());
+    EXPECT_EQ(2, g.cpu_w->calls.load());
+    EXPECT_EQ(1, g.other_w->calls.load());
+}
+
+TEST(EngineCpu, TheCpuTakesWholeJobsUntilCpuBusyAtAreInFlight) {
+    GatedPair g(2);
+    ASSERT_NE(nullptr, g.p->test.ctx->backend);
+    auto first = std::async(std::launch::async, [&] { return g.check(256 * 1024); });
+    ASSERT_TRUE(g.wait_for_held(1));
+    auto second = std::async(std::launch::async, [&] { return g.check(256 * 1024); });  // one in flight: still the CPU
+    ASSERT_TRUE(g.wait_for_held(2));
+    EXPECT_EQ(0, g.other_w->calls.load());
+    EXPECT_TRUE(g.check(256 * 1024));  // two in flight: the CPU counts as busy
+    EXPECT_EQ(1, g.other_w->calls.load());
+    g.release();
+    EXPECT_TRUE(first.get());
+    EXPECT_TRUE(second.get());
+    EXPECT_EQ(2, g.cpu_w->calls.load());
 }
 
 // Grabs follow the rates the engine learned: once it has seen a worker that is ~100x

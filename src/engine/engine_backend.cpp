@@ -177,8 +177,10 @@ public:
     Status aead_oneshot(const KeyMaterial& key, const BackendKey& bkey, Dir dir, const uint8_t* nonce,
                         size_t nonce_len, const uint8_t* aad, size_t aad_len, const uint8_t* in, uint8_t* out,
                         size_t len, uint8_t* tag, size_t tag_len, bc_memory memory) override {
-        // Small whole messages: the CPU worker's own fast path (libcrypto in one call).
-        if (memory != BC_MEMORY_HOST || len >= opt_.cpu_threshold) return Status(BC_ERR_NOT_SUPPORTED);
+        // Messages kept whole (as aead_chunk would): the CPU worker's own fast path
+        // (libcrypto in one call, when its pool has no better use).
+        if (memory != BC_MEMORY_HOST || (len >= opt_.cpu_threshold && len > opt_.chunk))
+            return Status(BC_ERR_NOT_SUPPORTED);
         const auto& ek = static_cast<const EngineKey&>(bkey);
         // A job another worker should take (the CPU is busy) goes the chunk way: aead_chunk chooses again.
         const int w = choose_worker(ek, len);

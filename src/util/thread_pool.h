@@ -83,11 +83,16 @@ private:
 // Calls task(i) -> Status for i in [0, n) across the pool and returns the first
 // failure (tasks not yet started when one fails are skipped). A single task runs
 // on the calling thread with no dispatch at all: no std::function, no allocation,
-// no lock (the path of every small job).
+// no lock (the path of every small job); so do all of them while other large calls
+// fill the pool (share() == 1): helpers would only add threads to busy cores.
 template <class F>
 Status run_tasks(ThreadPool& pool, size_t n, F&& task) {
     if (n == 0) return Status::ok();
     if (n == 1) return task(size_t(0));
+    if (pool.share() == 1) {
+        for (size_t i = 0; i < n; ++i) BC_TRY(task(i));
+        return Status::ok();
+    }
     std::mutex mu;
     Status first;
     std::atomic<bool> failed{false};

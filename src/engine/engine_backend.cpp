@@ -261,7 +261,10 @@ private:
         const uint64_t n = r.jobs++;
         if (r.split <= 0) return false;  // not yet measured: split first, then alone
         if (r.alone <= 0) return true;
-        const bool best = r.alone > r.split;
+        // The split must win clearly: it also costs the GPU's time and the host's memory
+        // traffic (3x per byte staged) that other callers could use, and single job rates
+        // on a shared host wander by 10 % or more (bench/NOTES.md).
+        const bool best = r.alone * kSplitMargin >= r.split;
         return opt_.explore_every && n % opt_.explore_every == 0 ? !best : best;
     }
     // Under mu_: a finished job's rate, folded into its choice's moving average.
@@ -331,6 +334,7 @@ private:
     // Pieces this large or larger teach the engine a worker's rate (smaller ones are mostly
     // fixed costs; a chunk is rarely smaller).
     static constexpr size_t kRatePieceMin = size_t(64) << 10;
+    static constexpr double kSplitMargin = 1.1;  // choose_cpu_alone
     // Under mu_: folds a finished piece's rate into the worker's (moving average).
     void learn_rate(size_t w, size_t kind, size_t bytes, std::chrono::steady_clock::time_point t0) {
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

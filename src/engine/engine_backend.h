@@ -67,8 +67,9 @@ struct EngineOptions {
     size_t gpu_min_job = size_t(1) << 20;
     unsigned gpu_concurrency = 8;
     // Split or CPU alone: a job cut into pieces goes either to every worker or to the CPU
-    // worker(s) alone, whichever moved more bytes per second over recent jobs of its mode
-    // and size class; each is tried once, then the other again every explore_every jobs so
+    // worker(s) alone, by the bytes per second of recent jobs of its mode and size class
+    // (the split only when it is 10 % faster: it costs GPU time and host memory traffic
+    // other callers could use); each is tried once, then the other again every explore_every jobs so
     // that a change of load is seen. Why: on a host whose memory bandwidth the CPU path
     // already fills, every byte a GPU stages from pageable memory costs about three times
     // the host memory traffic of the CPU path, and splitting loses (bench/NOTES.md,

@@ -70,6 +70,7 @@ struct Job {
     size_t kind = 0;           // what the workers' rates are kept per (rate_kind)
     bool chooses = false;      // split or CPU alone was chosen for it (EngineOptions::split_policy)
     bool cpu_alone = false;    // only CPU workers take fresh pieces
+    bool pinned = false;       // input and output in page-locked memory (EngineOptions::host_pinned)
 
     size_t piece_offset(size_t first) const { return first * chunk; }
     size_t piece_bytes(size_t first, size_t count) const {
@@ -257,7 +258,7 @@ private:
     bool choose_cpu_alone(const Job& j) {
         using P = EngineOptions::SplitPolicy;
         if (opt_.split_policy != P::Adaptive) return opt_.split_policy == P::CpuAlone;
-        SplitRates& r = split_[j.kind * kSizeClasses + size_class(j.len)];
+        SplitRates& r = split_[split_class(j)];
         const uint64_t n = r.jobs++;
         if (r.split <= 0) return false;  // not yet measured: split first, then alone
         if (r.alone <= 0) return true;
@@ -270,7 +271,7 @@ private:
     // Under mu_: a finished job's rate, folded into its choice's moving average.
     void learn_split(const Job& j, double seconds) {
         if (seconds <= 0) return;
-        SplitRates& r = split_[j.kind * kSizeClasses + size_class(j.len)];
+        SplitRates& r = split_[split_class(j)];
         double& x = j.cpu_alone ? r.alone : r.split;
         const double now = double(j.len) / seconds;
         x = x > 0 ? 0.5 * x + 0.5 * now : now;
@@ -348,7 +349,8 @@ private:
     void count_small() { small_jobs_.fetch_add(1, std::memory_order_relaxed); }
 
     // Queues a job, lets the workers drain it, returns its status.
-    Status submit(Job& job, const EngineKey& ek);
+    // in, out: the job's buffers (pinned or pageable decides its split class).
+    Status submit(Job& job, const EngineKey& ek, const void* in, const void* out);
     bool pick(size_t w, Job** job, size_t* first, size_t* count);
     void worker_loop(size_t w);
 
@@ -359,7 +361,8 @@ private:
         double split = 0, alone = 0;  // job bytes/s, moving averages (0: not yet measured)
         uint64_t jobs = 0;
     };
-    SplitRates split_[kRateKinds * kSizeClasses];  // per (rate_kind, size_class); under mu_
+    SplitRates split_[kRateKinds * kSizeClasses * 2];  // per (rate_kind, size_class, pinned); under mu_
+    static size_t split_class(const Job& j) { return (j.kind * kSizeClasses + size_class(j.len)) * 2 + j.pinned; }
     bool takes_host_ = false, takes_device_ = false;  // some worker does (asked once: the C API asks every call)
     EngineOptions opt_;
     mutable std::mutex mu_;
@@ -373,7 +376,7 @@ private:
     std::vector<std::thread> threads_;
 };
 
-Status EngineBackend::submit(Job& job, const EngineKey& ek) {
+Status EngineBackend::submit(Job& job, const EngineKey& ek, const void* in, const void* out) {
     job.usable.assign(workers_.size(), 0);
     job.out.assign(workers_.size(), 0);
     job.taken.assign(workers_.size(), 0);
@@ -384,6 +387,8 @@ Status EngineBackend::submit(Job& job, const EngineKey& ek) {
     std::unique_lock<std::mutex> lk(mu_);
     ++stats_.jobs;
     job.chooses = has_choice(job);
+    // Pinned buffers skip the GPU's staging copies, so they are measured apart.
+    if (job.chooses && opt_.host_pinned) job.pinned = opt_.host_pinned(in) && opt_.host_pinned(out);
     job.cpu_alone = job.chooses && choose_cpu_alone(job);
     if (job.cpu_alone) ++stats_.cpu_alone_jobs;
     const auto t0 = std::chrono::steady_clock::now();
@@ -572,7 +577,7 @@ Status EngineBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, con
     job.scribble = [&](size_t first, size_t count) {
         std::memset(op.out + job.piece_offset(first), 0xA5, job.piece_bytes(first, count) / 2 + 1);
     };
-    Status st = submit(job, ek);
+    Status st = submit(job, ek, op.in, op.out);
     if (!chains.empty()) secure_wipe(chains.data(), chains.size());
     return st;
 }
@@ -652,7 +657,7 @@ Status EngineBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey,
     job.scribble = [&](size_t first, size_t count) {
         std::memset(op.out + job.piece_offset(first), 0x5A, job.piece_bytes(first, count) / 2 + 1);
     };
-    BC_TRY(submit(job, ek));
+    BC_TRY(submit(job, ek, op.in, op.out));
     return parts.fold(job, mode, ek.h, op.mac_key, op.partial);
 }
 
@@ -682,7 +687,7 @@ Status EngineBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp&
         secure_wipe(sub.partial, sizeof sub.partial);
         return st;
     };
-    BC_TRY(submit(job, ek));
+    BC_TRY(submit(job, ek, op.data, op.data));
     return parts.fold(job, mode, ek.h, op.mac_key, op.partial);
 }
 

@@ -74,6 +74,7 @@ struct EngineOptions {
     // already fills, every byte a GPU stages from pageable memory costs about three times
     // the host memory traffic of the CPU path, and splitting loses (bench/NOTES.md,
     // "Hybrid and host memory"). Split and CpuAlone fix the choice (benchmarks, tests).
+    // (Pinned and pageable jobs are measured apart: pinned ones skip the staging copies.)
     enum class SplitPolicy { Adaptive, Split, CpuAlone };
     SplitPolicy split_policy = SplitPolicy::Adaptive;
     unsigned explore_every = 8;
@@ -85,6 +86,8 @@ struct EngineOptions {
     // one accepts it (a worker refuses a foreign pointer with BC_ERR_INVALID_ARGUMENT).
     std::vector<int> worker_devices;
     std::function<int(const void*)> device_of;
+    // Whether host pointer p is page-locked (cudaMallocHost, cudaHostRegister); unset: never.
+    std::function<bool(const void*)> host_pinned;
 
     // Test hook: worker fail_worker fails each job's piece that takes its chunk count in
     // that job past fail_after_chunks. It first scribbles over the piece's output (as a

@@ -21,6 +21,15 @@ int cuda_device_of(const void* p) {
     }
     return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) ? a.device : -1;
 }
+
+bool cuda_host_pinned(const void* p) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
 #endif
 
 }  // namespace
@@ -73,6 +82,7 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
     eo.worker_devices = devices;
 #if defined(BC_HAVE_CUDA)
     eo.device_of = cuda_device_of;
+    eo.host_pinned = cuda_host_pinned;
 #endif
     return make_engine_backend(std::move(workers), eo, out);
 }

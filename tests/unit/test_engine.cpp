@@ -344,7 +344,7 @@ struct SplitRun {
     int other_calls = 0;
 };
 SplitRun run_split_jobs(std::chrono::milliseconds cpu_nap, std::chrono::milliseconds other_nap, bc::EngineOptions eo,
-                        int jobs) {
+                        int jobs, const std::function<void(int)>& before_job = {}) {
     std::vector<std::unique_ptr<bc::Backend>> w;
     w.push_back(std::make_unique<SlowBackend>(cpu_backend(2), cpu_nap, "cpu"));
     auto other = std::make_unique<SlowBackend>(cpu_backend(1), other_nap, "fake-gpu");
@@ -359,6 +359,7 @@ SplitRun run_split_jobs(std::chrono::milliseconds cpu_nap, std::chrono::millisec
     size_t n = 0;
     EXPECT_EQ(BC_OK, bc_encrypt(p.kr.k, p.iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr));
     for (int i = 0; i < jobs; ++i) {
+        if (before_job) before_job(i);
         std::fill(a.begin(), a.end(), 0);
         EXPECT_EQ(BC_OK, bc_encrypt(p.kt.k, p.iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr))
             << bc_last_error();
@@ -387,6 +388,18 @@ TEST(EngineSplit, JobsSplitWhenTheCpuAloneIsSlower) {
     EXPECT_EQ(8u, r.stats.jobs);
     EXPECT_EQ(1u, r.stats.cpu_alone_jobs);
     EXPECT_GE(r.other_calls, 7 * 8);
+}
+
+TEST(EngineSplit, PinnedJobsAreMeasuredApart) {
+    // As JobsStayOnTheCpuWhenSplittingIsSlower for jobs 0-3 (0 split, 1-3 alone); job 4
+    // is "pinned" (host_pinned says so): a class of its own, not yet measured, so split.
+    std::atomic<bool> pinned{false};
+    bc::EngineOptions eo;
+    eo.host_pinned = [&](const void*) { return pinned.load(); };
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(3), std::chrono::milliseconds(300), eo, 5,
+                                [&](int i) { pinned = i == 4; });
+    EXPECT_EQ(3u, r.stats.cpu_alone_jobs);
+    EXPECT_EQ(2, r.other_calls) << "job 0 and the pinned job 4 split";
 }
 
 TEST(EngineSplit, ACpuAloneJobWhoseCpuFailsFinishesOnTheOthers) {

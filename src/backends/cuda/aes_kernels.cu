@@ -29,7 +29,6 @@ namespace {
 constexpr int kThreads = 128;          // 4 warps per block
 constexpr int kTile = 1024;            // blocks per warp tile
 constexpr int kTableCopies = 32;
-constexpr int kBsCle = 4;              // bitsliced variant "cle" (aes_bs_variant_name)
 
 // ---------------------------------------------------------------- shared set-up
 
@@ -203,18 +202,10 @@ struct Ctr {
     uint32_t w[4];  // the counter block as big-endian words, w[0] most significant
 };
 
-// kCle: an instance for the default variant only (bitsliced, cle). With the variant
-// a constant, only cle's code is compiled (counter slices, the compact encryption
-// loop, grouped loads): the core needs ~202 registers alone, but the kernel that
-// holds every variant is compiled at 255, 2 blocks of 128 threads per SM. At
-// <= 168 registers 3 blocks fit: 3 warps per scheduler instead of 2.
-template <bool kTable, bool kFast, bool kInc32, bool kCle = false>
-__global__ void __launch_bounds__(kThreads, kCle ? 3 : 1) k_ctr(DevAesKey key, DevAesTables t, Ctr ctr0,
-                                                                 uint64_t first, uint32_t shift,
-                                                                 const uint8_t* in, uint8_t* out, uint64_t len) {
-    static_assert(!(kCle && kTable), "kCle is a bitsliced instance");
-    DevAesKey k = key;
-    if (kCle) k.bs_variant = kBsCle;
+template <bool kTable, bool kFast, bool kInc32>
+__global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, Ctr ctr0, uint64_t first,
+                                                   uint32_t shift, const uint8_t* in, uint8_t* out,
+                                                   uint64_t len) {
     extern __shared__ uint32_t sm[];
     Cipher<kTable, false> c(sm, k, t);
     __syncthreads();
@@ -269,17 +260,14 @@ __global__ void __launch_bounds__(kThreads, kCle ? 3 : 1) k_ctr(DevAesKey key, D
             // 8 loads in flight before the first store: in and out may be the same
             // buffer, so the compiler cannot hoist a load above an earlier store and
             // the one-block-at-a-time loop waits a full memory latency per block.
-            // kCle: 4 (at 168 registers the first group's loads, hoisted above the
-            // output transposition, spill state words: stack 736 -> 512 bytes).
-            constexpr int kGroup = kCle ? 4 : 8;
 #pragma unroll
-            for (int g = 0; g < 32; g += kGroup) {
-                uint32_t d[kGroup][4];
+            for (int g = 0; g < 32; g += 8) {
+                uint32_t d[8][4];
 #pragma unroll
-                for (int q = 0; q < kGroup; ++q)
+                for (int q = 0; q < 8; ++q)
                     load_block<kFast>(in, (int64_t)(16 * (base + 32 * (g + q))) - (int64_t)shift, len, d[q]);
 #pragma unroll
-                for (int q = 0; q < kGroup; ++q) {
+                for (int q = 0; q < 8; ++q) {
                     const int j = g + q;
                     d[q][0] ^= s[j]; d[q][1] ^= s[32 + j]; d[q][2] ^= s[64 + j]; d[q][3] ^= s[96 + j];
                     store_block<kFast>(out, (int64_t)(16 * (base + 32 * j)) - (int64_t)shift, len, d[q]);
@@ -535,8 +523,6 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
     else if (w == "ecb-dec") f = tab ? (const void*)k_ecb<true, true, true> : (const void*)k_ecb<false, true, true>;
     else if (w == "ctr") f = tab ? (const void*)k_ctr<true, true, false> : (const void*)k_ctr<false, true, false>;
     else if (w == "ctr32") f = tab ? (const void*)k_ctr<true, true, true> : (const void*)k_ctr<false, true, true>;
-    else if (w == "ctr-cle" && !tab) f = (const void*)k_ctr<false, true, false, true>;
-    else if (w == "ctr32-cle" && !tab) f = (const void*)k_ctr<false, true, true, true>;
     else if (w == "cbc-dec") f = tab ? (const void*)k_cbc_dec<true, true> : (const void*)k_cbc_dec<false, true>;
     else if (w == "xts") f = tab ? (const void*)k_xts<true, false, true> : (const void*)k_xts<false, false, true>;
     else if (w == "xts-dec") f = tab ? (const void*)k_xts<true, true, true> : (const void*)k_xts<false, true, true>;
@@ -550,8 +536,7 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
 }
 
 // Blocks resident per SM that the grids aim for (registers limit the bitsliced
-// kernels to about 2 blocks of 128 threads, the cle CTR instances to 3; the table
-// kernels to a few more).
+// kernels to about 2 blocks of 128 threads; the table kernels to a few more).
 static constexpr int kBlocksPerSm = 8;
 
 #define BC_SMEM(table, dec) (sizeof(uint32_t) * smem_words(table, dec))
@@ -590,17 +575,13 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, false);
 #define BC_CTR(T, F, I) k_ctr<T, F, I><<<grid, kThreads, sm, s>>>(k, t, c, first, shift, in, out, len)
-#define BC_CTR_CLE(I) k_ctr<false, true, I, true><<<grid, kThreads, sm, s>>>(k, t, c, first, shift, in, out, len)
     if (tab) {
         if (inc32) { if (fast) BC_CTR(true, true, true); else BC_CTR(true, false, true); }
         else { if (fast) BC_CTR(true, true, false); else BC_CTR(true, false, false); }
-    } else if (fast && k.bs_variant == kBsCle) {
-        if (inc32) BC_CTR_CLE(true); else BC_CTR_CLE(false);  // 3 blocks per SM (k_ctr's kCle)
     } else {
         if (inc32) { if (fast) BC_CTR(false, true, true); else BC_CTR(false, false, true); }
         else { if (fast) BC_CTR(false, true, false); else BC_CTR(false, false, false); }
     }
-#undef BC_CTR_CLE
 #undef BC_CTR
     return cudaGetLastError();
 }

@@ -58,10 +58,7 @@ const char* aes_bs_variant_name(int v);
 
 // Registers per thread and local-memory bytes (stack frame: spills) of the
 // aligned fast-path kernel for `what`: "ecb", "ecb-dec", "ctr", "ctr32",
-// "cbc-dec", "xts", "xts-dec"; bitsliced only: "ctr-cle", "ctr32-cle", the CTR
-// instances that hold only variant cle's code, launched for it on aligned data
-// (<= 168 registers: 3 blocks of 128 threads per SM, the others 2).
-// cudaErrorInvalidValue for an unknown name.
+// "cbc-dec", "xts", "xts-dec". cudaErrorInvalidValue for an unknown name.
 cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes);
 
 struct LaunchShape {

@@ -307,7 +307,12 @@ BC_FN void bc_aes_bs_sbox_k8(bc_u32 *x, bc_u32 k0, bc_u32 k1, bc_u32 k2, bc_u32 
     x[0] = ~(L6 ^ L23 ^ k0);
 }
 
-BC_FN void bc_aes_bs_sbox(bc_u32 *x) { bc_aes_bs_sbox_k8(x, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u); }
+/* The kernels' S-boxes: the circuits above remapped onto 3-input functions, one LOP3
+ * each on the GPU (81 against the 94 ptxas makes of bc_aes_bs_sbox_k8, 98 against ~110
+ * for the inverse; scripts/gen_aes_bs_sbox.py, bench/NOTES.md). */
+#include "cores/aes/aes_bitsliced_lut3.h"
+
+BC_FN void bc_aes_bs_sbox(bc_u32 *x) { bc_aes_bs_sbox_lut3(x); }
 
 /* The inverse of the S-box's affine step, bitsliced: y_i = x_{i+2} ^ x_{i+5} ^
  * x_{i+7} ^ (bit i of 0x05), indices mod 8. */
@@ -324,11 +329,14 @@ BC_FN void bc_aes_bs_inv_affine(bc_u32 *x) {
     x[7] = a1 ^ a4 ^ a6;
 }
 
-BC_FN void bc_aes_bs_inv_sbox(bc_u32 *x) {
+/* The reference form of the inverse: invS(y) = A'(S(A'(y))). */
+BC_FN void bc_aes_bs_inv_sbox_ref(bc_u32 *x) {
     bc_aes_bs_inv_affine(x);
-    bc_aes_bs_sbox(x);
+    bc_aes_bs_sbox_k8(x, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
     bc_aes_bs_inv_affine(x);
 }
+
+BC_FN void bc_aes_bs_inv_sbox(bc_u32 *x) { bc_aes_bs_inv_sbox_lut3(x); }
 
 /* ---------------------------------------------------------------- linear layers */
 

@@ -325,6 +325,19 @@ std::string human(size_t n) {
     return b;
 }
 
+// The hybrid's arms (EngineOptions::split_policy) over its jobs since the last
+// engine_reset_stats: into the JSON under prefix k, and as "n of jobs" cells for the
+// CPU alone and the GPUs alone ("-" when the engine ran no job).
+std::pair<std::string, std::string> arm_counts(const bc::Backend& hb, Json& j, const std::string& k) {
+    bc::EngineStats es;
+    if (!bc::engine_stats(hb, &es) || !es.jobs) return {"-", "-"};
+    j.num(k + "cpu_alone_jobs", double(es.cpu_alone_jobs));
+    j.num(k + "gpus_alone_jobs", double(es.gpus_alone_jobs));
+    j.num(k + "jobs", double(es.jobs));
+    const std::string of = " of " + std::to_string(es.jobs);
+    return {std::to_string(es.cpu_alone_jobs) + of, std::to_string(es.gpus_alone_jobs) + of};
+}
+
 // Sections 1 to 3: roofs, throughput of a.size-byte jobs, the CPU-alone threshold.
 void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     // Pageable buffers, touched before timing (first-touch faults stay out of the figures).
@@ -346,7 +359,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     ctxs.emplace("cpu", Ctx("cpu", "cpu"));
     ctxs.emplace("gpu", Ctx("cuda:0", "cuda:0"));
     ctxs.emplace("hybrid", Ctx("hybrid", "hybrid"));
-    {  // the hybrid as it was before the split-or-alone choice: every job split
+    {  // the hybrid as it was before the choice of arm: every job split
         bc::EngineOptions eo;
         eo.split_policy = bc::EngineOptions::SplitPolicy::Split;
         std::unique_ptr<bc::Backend> b;
@@ -430,6 +443,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             for (const char* alg : {"aes-128-ctr", "aes-256-gcm"}) {
                 Rate c = measure(ctxs["cpu"].ctx, alg, pin_in, pin_out, a.size, a.seconds);
                 Rate g = measure(ctxs["gpu"].ctx, alg, pin_in, pin_out, a.size, a.seconds);
+                bc::engine_reset_stats(*ctxs["hybrid"].ctx->backend);
                 Rate h = measure(ctxs["hybrid"].ctx, alg, pin_in, pin_out, a.size, a.seconds);
                 std::printf("| pinned, %s: CPU alone / cuda:0 / hybrid (hybrid / sum) | default | default | - | "
                             "%s / %s / %s (%s) |\n",
@@ -439,6 +453,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
                 j.num(k + "cpu_gbps", c.gbps);
                 j.num(k + "gpu_gbps", g.gbps);
                 j.num(k + "hybrid_gbps", h.gbps);
+                arm_counts(*ctxs["hybrid"].ctx->backend, j, k + "hybrid_");  // JSON only: the row keeps its shape
             }
         }
         if (pin_in) cudaFreeHost(pin_in);
@@ -465,26 +480,22 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     const char* algs[] = {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"};
     std::printf("\n## Throughput (%s jobs, pageable host memory)\n\n"
                 "| algorithm | CPU alone | GPU alone | GPU / NO-OP | hybrid | hybrid / (CPU + GPU) | "
-                "hybrid jobs on the CPU alone | hybrid, every job split | cuda:all | GPU path CPU core-s/GB |\n"
-                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+                "hybrid jobs on the CPU alone | hybrid jobs on the GPUs alone | hybrid, every job split | cuda:all | "
+                "GPU path CPU core-s/GB |\n"
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                 human(a.size).c_str());
     for (const char* alg : algs) {
         const std::string k = alg;
         Rate cpu = measure(ctxs["cpu"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
         Rate gpu, hyb, split, all, noop_again;
-        std::string alone = "-";
+        std::pair<std::string, std::string> alone = {"-", "-"};  // hybrid jobs on the CPU alone, on the GPUs alone
         if (have_gpu) {
             gpu = measure(ctxs["gpu"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
             noop_again = measure(ctxs["gpu"].ctx, "noop", in.data(), out.data(), a.size, a.seconds);
             bc::Backend& hb = *ctxs["hybrid"].ctx->backend;
             bc::engine_reset_stats(hb);
             hyb = measure(ctxs["hybrid"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
-            bc::EngineStats es;
-            if (bc::engine_stats(hb, &es) && es.jobs) {
-                alone = std::to_string(es.cpu_alone_jobs) + " of " + std::to_string(es.jobs);
-                j.num(k + "_hybrid_cpu_alone_jobs", double(es.cpu_alone_jobs));
-                j.num(k + "_hybrid_jobs", double(es.jobs));
-            }
+            alone = arm_counts(hb, j, k + "_hybrid_");
             split = measure(ctxs["split"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
             if (ngpu > 1) all = measure(ctxs["all"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
         }
@@ -502,12 +513,13 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             if (!gpu.ok) j.str(k + "_gpu_error", gpu.why);
             if (!hyb.ok) j.str(k + "_hybrid_error", hyb.why);
         }
-        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", alg,
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", alg,
                     cpu.ok ? gb(cpu.gbps).c_str() : cpu.why.c_str(),
                     have_gpu ? (gpu.ok ? gb(gpu.gbps).c_str() : gpu.why.c_str()) : "-",
                     have_gpu ? pct(gpu.gbps / ceiling).c_str() : "-",
                     have_gpu ? (hyb.ok ? gb(hyb.gbps).c_str() : hyb.why.c_str()) : "-",
-                    have_gpu ? pct(hyb.gbps / (cpu.gbps + gpu.gbps)).c_str() : "-", alone.c_str(),
+                    have_gpu ? pct(hyb.gbps / (cpu.gbps + gpu.gbps)).c_str() : "-", alone.first.c_str(),
+                    alone.second.c_str(),
                     have_gpu ? (split.ok ? gb(split.gbps).c_str() : split.why.c_str()) : "-",
                     ngpu > 1 ? gb(all.gbps).c_str() : "-", have_gpu ? gb(gpu.cpu_s_per_gb).c_str() : "-");
     }

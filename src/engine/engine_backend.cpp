@@ -49,7 +49,7 @@ bool retryable(bc_status c) {
 constexpr size_t kRateKinds = 8;
 size_t rate_kind(Mode m) { return std::min<size_t>(size_t(m), kRateKinds - 1); }
 
-// Size classes for the split-or-alone choice: whether the GPUs pay off depends on the
+// Size classes for the choice of arm: whether the GPUs pay off depends on the
 // job's size (a pipeline's start and end are fixed costs). Class c holds jobs from
 // 4^c MiB (class 0: anything smaller) up.
 constexpr size_t kSizeClasses = 6;
@@ -58,6 +58,11 @@ size_t size_class(size_t len) {
     for (size_t mib = len >> 20; mib >= 4 && c + 1 < kSizeClasses; mib >>= 2) ++c;
     return c;
 }
+
+// Which workers take fresh pieces of a job (EngineOptions::split_policy), in the order
+// the adaptive policy tries them.
+enum class Arm : uint8_t { Split, CpuAlone, GpusAlone };
+constexpr size_t kArms = 3;
 
 // One job in the queue: nchunks chunks; a piece is a run [first, first + count).
 struct Job {
@@ -68,8 +73,8 @@ struct Job {
     bool retry = true;         // a failed piece may run again elsewhere (its input is intact)
     size_t chunk = 0, len = 0; // bytes per chunk and in all (the last chunk may be short)
     size_t kind = 0;           // what the workers' rates are kept per (rate_kind)
-    bool chooses = false;      // split or CPU alone was chosen for it (EngineOptions::split_policy)
-    bool cpu_alone = false;    // only CPU workers take fresh pieces
+    bool chooses = false;      // its arm was chosen (EngineOptions::split_policy)
+    Arm arm = Arm::Split;      // who takes fresh pieces; back to Split when no worker of the arm is left
     bool pinned = false;       // input and output in page-locked memory (EngineOptions::host_pinned)
 
     size_t piece_offset(size_t first) const { return first * chunk; }
@@ -245,34 +250,60 @@ private:
     bool is_cpu(size_t w) const { return cpu_flag_[w] != 0; }
 
     // Under mu_: whether worker w may take fresh pieces of job j.
-    bool takes_part(const Job& j, size_t w) const { return j.usable[w] && !j.out[w] && (!j.cpu_alone || is_cpu(w)); }
+    bool takes_part(const Job& j, size_t w) const {
+        return j.usable[w] && !j.out[w] && (j.arm == Arm::Split || (j.arm == Arm::CpuAlone) == is_cpu(w));
+    }
+    bool has_member(const Job& j) const {
+        for (size_t i = 0; i < workers_.size(); ++i)
+            if (takes_part(j, i)) return true;
+        return false;
+    }
 
-    // Under mu_: split or CPU alone for a new job (EngineOptions::split_policy). Only a job
-    // that both kinds of worker could run has a choice.
+    // Under mu_: the arm of a new job (EngineOptions::split_policy). Only a job that both
+    // kinds of worker could run has a choice.
     bool has_choice(const Job& j) const {
         bool cpu = false, other = false;
         for (size_t i = 0; i < workers_.size(); ++i)
             if (j.usable[i]) (is_cpu(i) ? cpu : other) = true;
         return cpu && other;
     }
-    bool choose_cpu_alone(const Job& j) {
+    Arm choose_arm(const Job& j) {
         using P = EngineOptions::SplitPolicy;
-        if (opt_.split_policy != P::Adaptive) return opt_.split_policy == P::CpuAlone;
+        switch (opt_.split_policy) {
+        case P::Split: return Arm::Split;
+        case P::CpuAlone: return Arm::CpuAlone;
+        case P::GpusAlone: return Arm::GpusAlone;
+        case P::Adaptive: break;
+        }
         SplitRates& r = split_[split_class(j)];
-        const uint64_t n = r.jobs++;
-        if (r.split <= 0) return false;  // not yet measured: split first, then alone
-        if (r.alone <= 0) return true;
+        for (size_t a = 0; a < kArms; ++a)
+            if (r.rate[a] <= 0) return Arm(a);  // not yet measured: tried in order
+        const size_t cpu = size_t(Arm::CpuAlone), gpus = size_t(Arm::GpusAlone), split = size_t(Arm::Split);
+        const size_t single = r.rate[cpu] >= r.rate[gpus] ? cpu : gpus;
         // The split must win clearly: it also costs the GPU's time and the host's memory
         // traffic (3x per byte staged) that other callers could use, and single job rates
         // on a shared host wander by 10 % or more (bench/NOTES.md).
-        const bool best = r.alone * kSplitMargin >= r.split;
-        return opt_.explore_every && n % opt_.explore_every == 0 ? !best : best;
+        const size_t best = r.rate[split] > r.rate[single] * kSplitMargin ? split : single;
+        // Probes: every other arm earns rate / best rate a job; the one with the most credit
+        // at or past explore_every runs now (EngineOptions::split_policy).
+        size_t probe = best;
+        for (size_t a = 0; a < kArms; ++a) {
+            if (a == best) {
+                r.credit[a] = 0;
+                continue;
+            }
+            r.credit[a] += r.rate[a] / r.rate[best];
+            if (opt_.explore_every && r.credit[a] >= opt_.explore_every &&
+                (probe == best || r.credit[a] > r.credit[probe]))
+                probe = a;
+        }
+        if (probe != best) r.credit[probe] = 0;
+        return Arm(probe);
     }
-    // Under mu_: a finished job's rate, folded into its choice's moving average.
-    void learn_split(const Job& j, double seconds) {
+    // Under mu_: a finished job's rate, folded into its arm's moving average.
+    void learn_split(const Job& j, Arm arm, double seconds) {
         if (seconds <= 0) return;
-        SplitRates& r = split_[split_class(j)];
-        double& x = j.cpu_alone ? r.alone : r.split;
+        double& x = split_[split_class(j)].rate[size_t(arm)];
         const double now = double(j.len) / seconds;
         x = x > 0 ? 0.5 * x + 0.5 * now : now;
     }
@@ -335,7 +366,7 @@ private:
     // Pieces this large or larger teach the engine a worker's rate (smaller ones are mostly
     // fixed costs; a chunk is rarely smaller).
     static constexpr size_t kRatePieceMin = size_t(64) << 10;
-    static constexpr double kSplitMargin = 1.1;  // choose_cpu_alone
+    static constexpr double kSplitMargin = 1.1;  // choose_arm
     // Under mu_: folds a finished piece's rate into the worker's (moving average).
     void learn_rate(size_t w, size_t kind, size_t bytes, std::chrono::steady_clock::time_point t0) {
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -358,8 +389,8 @@ private:
     std::vector<size_t> cpu_workers_;
     std::vector<char> cpu_flag_;  // per worker: a CPU worker
     struct SplitRates {
-        double split = 0, alone = 0;  // job bytes/s, moving averages (0: not yet measured)
-        uint64_t jobs = 0;
+        double rate[kArms] = {0, 0, 0};    // per Arm: job bytes/s, moving averages (0: not yet measured)
+        double credit[kArms] = {0, 0, 0};  // per Arm: probe credit (choose_arm)
     };
     SplitRates split_[kRateKinds * kSizeClasses * 2];  // per (rate_kind, size_class, pinned); under mu_
     static size_t split_class(const Job& j) { return (j.kind * kSizeClasses + size_class(j.len)) * 2 + j.pinned; }
@@ -389,8 +420,10 @@ Status EngineBackend::submit(Job& job, const EngineKey& ek, const void* in, cons
     job.chooses = has_choice(job);
     // Pinned buffers skip the GPU's staging copies, so they are measured apart.
     if (job.chooses && opt_.host_pinned) job.pinned = opt_.host_pinned(in) && opt_.host_pinned(out);
-    job.cpu_alone = job.chooses && choose_cpu_alone(job);
-    if (job.cpu_alone) ++stats_.cpu_alone_jobs;
+    const Arm arm = job.chooses ? choose_arm(job) : Arm::Split;
+    job.arm = arm;
+    if (arm == Arm::CpuAlone) ++stats_.cpu_alone_jobs;
+    if (arm == Arm::GpusAlone) ++stats_.gpus_alone_jobs;
     const auto t0 = std::chrono::steady_clock::now();
     jobs_.push_back(&job);
     work_cv_.notify_all();
@@ -399,7 +432,7 @@ Status EngineBackend::submit(Job& job, const EngineKey& ek, const void* in, cons
     // A job that lost a worker says nothing about the choice.
     const bool intact = job.healthy == size_t(std::count(job.usable.begin(), job.usable.end(), char(1)));
     if (job.chooses && opt_.split_policy == EngineOptions::SplitPolicy::Adaptive && intact)
-        learn_split(job, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        learn_split(job, arm, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     return job.failed ? job.status : Status::ok();
 }
 
@@ -433,7 +466,7 @@ bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
                     fastest = std::max(fastest, r);
                 }
                 if (members == 1) {
-                    n = left;  // alone in the job (CPU alone, or the others out): halving shares nothing
+                    n = left;  // alone in the job (one kind alone, or the others out): halving shares nothing
                 } else if (known && others > 0) {
                     const double left_bytes = double(j->len - j->next * j->chunk);
                     const double next_bytes = std::min(double(j->chunk), left_bytes);
@@ -498,12 +531,9 @@ void EngineBackend::worker_loop(size_t w) {
             if (!job->out[w]) {
                 job->out[w] = 1;
                 --job->healthy;
-                // A job kept on the CPU whose last CPU worker is out goes to everyone left.
-                if (job->cpu_alone) {
-                    bool cpu_left = false;
-                    for (size_t i = 0; i < workers_.size(); ++i) cpu_left = cpu_left || (is_cpu(i) && takes_part(*job, i));
-                    if (!cpu_left) job->cpu_alone = false, wake_others = true;
-                }
+                // A job kept on one kind of worker (the CPU, or the GPUs) whose last worker
+                // of that kind is out goes to everyone left.
+                if (job->arm != Arm::Split && !has_member(*job)) job->arm = Arm::Split, wake_others = true;
             }
             if (job->retry && retryable(st.code) && job->healthy > 0 && !job->failed) {
                 job->again.emplace_back(first, count);

@@ -66,16 +66,23 @@ struct EngineOptions {
     unsigned cpu_busy_at = 1;
     size_t gpu_min_job = size_t(1) << 20;
     unsigned gpu_concurrency = 8;
-    // Split or CPU alone: a job cut into pieces goes either to every worker or to the CPU
-    // worker(s) alone, by the bytes per second of recent jobs of its mode and size class
-    // (the split only when it is 10 % faster: it costs GPU time and host memory traffic
-    // other callers could use); each is tried once, then the other again every explore_every jobs so
-    // that a change of load is seen. Why: on a host whose memory bandwidth the CPU path
-    // already fills, every byte a GPU stages from pageable memory costs about three times
-    // the host memory traffic of the CPU path, and splitting loses (bench/NOTES.md,
-    // "Hybrid and host memory"). Split and CpuAlone fix the choice (benchmarks, tests).
-    // (Pinned and pageable jobs are measured apart: pinned ones skip the staging copies.)
-    enum class SplitPolicy { Adaptive, Split, CpuAlone };
+    // Which workers take a job cut into pieces, its arm: every worker (Split), the CPU
+    // worker(s) alone (CpuAlone) or the other workers, the GPUs, alone (GpusAlone). Adaptive
+    // chooses per mode, size class and pinned-or-pageable buffers from the bytes per second of
+    // recent jobs of each arm (moving averages): each arm is tried once (split, CPU alone,
+    // GPUs alone), then the fastest runs; the split only when it beats the faster single kind
+    // by 10 % (it costs both kinds' time and host memory traffic other callers could use).
+    // Every other arm a keeps a credit that grows by rate_a / rate_best a job and is probed
+    // once more (credit reset) when it reaches explore_every: an arm k times slower is probed
+    // k times less often, so each arm's probes cost (1 - rate_a / rate_best) / explore_every
+    // of the time, under 1/explore_every whatever the rates, and a change of load is still seen.
+    // Why (bench/NOTES.md, "Hybrid and host memory"): on the H100 machine, with pinned buffers
+    // AES-256-GCM runs 41.6 GB/s on the GPU alone, 31.2 on the CPU alone and 31.0 split; from
+    // pageable memory (3x the host memory traffic per byte staged) the GPU alone is ~4x slower
+    // than the CPU alone: a fixed 1-in-8 probe of it would cost ~25 %, this rule ~9 %.
+    // Split, CpuAlone and GpusAlone fix the arm (benchmarks, tests). explore_every = 0: no
+    // probes after the tries.
+    enum class SplitPolicy { Adaptive, Split, CpuAlone, GpusAlone };
     SplitPolicy split_policy = SplitPolicy::Adaptive;
     unsigned explore_every = 8;
     std::string name = "engine";                  // what name() answers ("hybrid", "cuda:all")
@@ -103,6 +110,7 @@ struct EngineStats {
     std::vector<uint64_t> bytes;    // per worker: bytes processed successfully
     uint64_t jobs = 0;              // jobs through the queue
     uint64_t cpu_alone_jobs = 0;    // of those, run by the CPU worker(s) alone (EngineOptions::split_policy)
+    uint64_t gpus_alone_jobs = 0;   // of those, run by the non-CPU workers alone (the same)
     uint64_t small_jobs = 0;        // jobs kept on one worker (under the threshold, or serial)
     uint64_t device_jobs = 0;       // device-memory jobs handed to their owner
     uint64_t requeued = 0;          // failed pieces run again elsewhere

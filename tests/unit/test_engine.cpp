@@ -2,7 +2,9 @@
 // CPU backend for sizes that straddle chunk boundaries, with 1, 2 and 3 workers,
 // fixed and guided grabs; the CPU threshold; device strings; concurrency; and
 // the fault hook (re-queue when the input is intact, a status otherwise, never
-// wrong output, never a hang).
+// wrong output, never a hang); the arms (split, CPU alone, GPUs alone) and how
+// the adaptive policy chooses and probes them.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -334,72 +336,172 @@ TEST(EngineCpu, ASlowWorkerStopsTakingPiecesOnceItsRateIsKnown) {
     EXPECT_LT(s2.bytes[1], s1.bytes[1]);
 }
 
-// ---- split or CPU alone (EngineOptions::split_policy) ----------------------------------
+// ---- the arms: split, CPU alone, GPUs alone (EngineOptions::split_policy) ------------
 
 // A CPU worker and a worker of another kind ("fake-gpu"), each napping per call, with
-// one-chunk grabs (guided off); runs `jobs` AES-128-CTR jobs of 16 chunks, each checked
-// against the CPU backend. Returns the engine's counters and the other worker's calls.
+// one-chunk grabs (guided off); runs `jobs` AES-128-CTR jobs of `chunks` chunks, each checked
+// against the CPU backend. Returns the engine's counters, each worker's calls and the arm
+// of every job in order ('s' split, 'c' CPU alone, 'g' GPUs alone). Every job must end
+// within a minute (a hang aborts the test binary).
 struct SplitRun {
     bc::EngineStats stats;
-    int other_calls = 0;
+    int cpu_calls = 0, other_calls = 0;
+    std::string arms;
 };
 SplitRun run_split_jobs(std::chrono::milliseconds cpu_nap, std::chrono::milliseconds other_nap, bc::EngineOptions eo,
-                        int jobs, const std::function<void(int)>& before_job = {}) {
+                        int jobs, const std::function<void(int)>& before_job = {}, size_t chunks = 16) {
     std::vector<std::unique_ptr<bc::Backend>> w;
-    w.push_back(std::make_unique<SlowBackend>(cpu_backend(2), cpu_nap, "cpu"));
+    auto cpu = std::make_unique<SlowBackend>(cpu_backend(2), cpu_nap, "cpu");
     auto other = std::make_unique<SlowBackend>(cpu_backend(1), other_nap, "fake-gpu");
+    SlowBackend* cpu_w = cpu.get();
     SlowBackend* other_w = other.get();
+    w.push_back(std::move(cpu));
     w.push_back(std::move(other));
     eo.chunk = 64 * 1024;
     eo.cpu_threshold = 0;
     eo.guided = false;
     CtrPair p(std::move(w), eo);
-    const size_t len = 16 * eo.chunk;
+    const size_t len = chunks * eo.chunk;
     Bytes pt = rnd(len), a(len), b(len);
     size_t n = 0;
     EXPECT_EQ(BC_OK, bc_encrypt(p.kr.k, p.iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr));
+    SplitRun r;
+    bc::EngineStats before;
     for (int i = 0; i < jobs; ++i) {
         if (before_job) before_job(i);
         std::fill(a.begin(), a.end(), 0);
-        EXPECT_EQ(BC_OK, bc_encrypt(p.kt.k, p.iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr))
-            << bc_last_error();
+        auto job = std::async(std::launch::async, [&] {
+            return bc_encrypt(p.kt.k, p.iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr);
+        });
+        if (job.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+            ADD_FAILURE() << "job " << i << " hung";
+            std::abort();  // a hang cannot be unwound; end the test binary loudly
+        }
+        EXPECT_EQ(BC_OK, job.get()) << bc_last_error();
         EXPECT_EQ(a, b) << "job " << i;
+        EXPECT_TRUE(bc::engine_stats(p.test.backend(), &r.stats));
+        r.arms += r.stats.cpu_alone_jobs > before.cpu_alone_jobs     ? 'c'
+                  : r.stats.gpus_alone_jobs > before.gpus_alone_jobs ? 'g'
+                                                                     : 's';
+        before = r.stats;
     }
-    SplitRun r;
-    EXPECT_TRUE(bc::engine_stats(p.test.backend(), &r.stats));
+    r.cpu_calls = cpu_w->calls.load();
     r.other_calls = other_w->calls.load();
     return r;
 }
 
-TEST(EngineSplit, JobsStayOnTheCpuWhenSplittingIsSlower) {
-    // Split, a job waits 300 ms for the other worker's one chunk; alone it takes ~48 ms.
-    // Job 0 splits, job 1 runs alone, jobs 2-7 follow the faster (the next exploration
-    // would be job 8).
-    SplitRun r = run_split_jobs(std::chrono::milliseconds(3), std::chrono::milliseconds(300), {}, 8);
+TEST(EngineSplit, JobsStayOnTheCpuWhenTheOtherArmsAreSlower) {
+    // Split, a job waits 100 ms for the other worker's one chunk; on the CPU alone it takes
+    // ~48 ms; on the other worker alone 1.6 s. Each arm is tried once (split, CPU, GPUs),
+    // then the CPU alone runs: the next probes are far off (the split's credit grows by
+    // ~0.5 a job, the GPUs' by ~0.03, and a probe needs explore_every = 8).
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(3), std::chrono::milliseconds(100), {}, 8);
     EXPECT_EQ(8u, r.stats.jobs);
-    EXPECT_EQ(7u, r.stats.cpu_alone_jobs);
-    EXPECT_EQ(1, r.other_calls) << "the slow worker ran pieces after job 0";
+    EXPECT_EQ("scgccccc", r.arms);
+    EXPECT_EQ(6u, r.stats.cpu_alone_jobs);
+    EXPECT_EQ(1u, r.stats.gpus_alone_jobs);
+    EXPECT_GE(r.other_calls, 16) << "the other worker ran its own try";
+    EXPECT_LE(r.other_calls, 17) << "the slow worker ran pieces outside job 0 and its own try";
 }
 
-TEST(EngineSplit, JobsSplitWhenTheCpuAloneIsSlower) {
-    // Alone, the CPU naps 20 ms for each of 16 chunks; split, the other worker takes
-    // nearly all of them at once.
-    SplitRun r = run_split_jobs(std::chrono::milliseconds(20), std::chrono::milliseconds(0), {}, 8);
+TEST(EngineSplit, JobsSplitWhenEachKindAloneIsSlower) {
+    // Both workers nap 10 ms a chunk: split, a job takes ~80 ms; either kind alone ~160 ms,
+    // so the split wins by far more than kSplitMargin. After the three tries every job
+    // splits (the single arms' credits grow by ~0.5 a job: no probe before job 19).
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(10), std::chrono::milliseconds(10), {}, 8);
     EXPECT_EQ(8u, r.stats.jobs);
+    EXPECT_EQ("scgsssss", r.arms);
     EXPECT_EQ(1u, r.stats.cpu_alone_jobs);
-    EXPECT_GE(r.other_calls, 7 * 8);
+    EXPECT_EQ(1u, r.stats.gpus_alone_jobs);
 }
 
 TEST(EngineSplit, PinnedJobsAreMeasuredApart) {
-    // As JobsStayOnTheCpuWhenSplittingIsSlower for jobs 0-3 (0 split, 1-3 alone); job 4
-    // is "pinned" (host_pinned says so): a class of its own, not yet measured, so split.
+    // As JobsStayOnTheCpuWhenTheOtherArmsAreSlower for jobs 0-3 (split, CPU, GPUs, CPU);
+    // job 4 is "pinned" (host_pinned says so): a class of its own, not yet measured, so split.
     std::atomic<bool> pinned{false};
     bc::EngineOptions eo;
     eo.host_pinned = [&](const void*) { return pinned.load(); };
-    SplitRun r = run_split_jobs(std::chrono::milliseconds(3), std::chrono::milliseconds(300), eo, 5,
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(3), std::chrono::milliseconds(100), eo, 5,
                                 [&](int i) { pinned = i == 4; });
-    EXPECT_EQ(3u, r.stats.cpu_alone_jobs);
-    EXPECT_EQ(2, r.other_calls) << "job 0 and the pinned job 4 split";
+    EXPECT_EQ("scgcs", r.arms) << "the pinned job 4 must start its class's tries";
+    EXPECT_EQ(2u, r.stats.cpu_alone_jobs);
+    EXPECT_LE(r.other_calls, 18) << "job 0 and the pinned job 4 split, job 2 ran on the other worker alone";
+}
+
+TEST(EngineSplit, FastGpusRunAloneAndSlowArmsAreProbedAsTheirRatesSay) {
+    // The pinned-memory case: the non-CPU worker does a job alone in ~32 ms (2 ms a chunk);
+    // the CPU naps 80 ms a chunk, so a split job waits ~80 ms for the CPU's one chunk and
+    // the CPU alone takes ~1.3 s. After the tries the GPUs run alone; with explore_every 4
+    // the split (credit ~0.4 a job) is probed about every 10 jobs, the CPU alone (credit
+    // ~0.025 a job) not before ~160 jobs. Bounds with margins for a loaded machine: a
+    // non-best arm's credit grows by less than 1 a job, so at most 37 / 4 split probes
+    // in the 37 jobs after the tries, and at least one unless a split job took 9x a
+    // GPU-alone job; a CPU-alone probe would need the GPU-alone jobs 4x slower than they are.
+    bc::EngineOptions eo;
+    eo.explore_every = 4;
+    const int jobs = 40;
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(80), std::chrono::milliseconds(2), eo, jobs);
+    ASSERT_EQ(size_t(jobs), r.arms.size());
+    EXPECT_EQ("scg", r.arms.substr(0, 3));
+    const auto count = [&](char arm) { return int(std::count(r.arms.begin() + 3, r.arms.end(), arm)); };
+    EXPECT_EQ(0, count('c')) << r.arms;
+    EXPECT_GE(count('s'), 1) << "the split was never probed again: " << r.arms;
+    EXPECT_LE(count('s'), (jobs - 3) / 4) << r.arms;
+    EXPECT_GE(count('g'), jobs - 3 - (jobs - 3) / 4) << r.arms;
+    EXPECT_EQ(uint64_t(1 + count('g')), r.stats.gpus_alone_jobs);
+    EXPECT_EQ(1u, r.stats.cpu_alone_jobs);
+    // The CPU ran its try and at most a few chunks of each split job, nothing of the GPUs' jobs.
+    EXPECT_LE(r.cpu_calls, 16 + 2 * (1 + count('s'))) << r.arms;
+}
+
+TEST(EngineSplit, ASlowGpuIsProbedRarely) {
+    // The pageable-memory case, jobs of 4 chunks: the CPU does a job alone in ~20 ms (5 ms
+    // a chunk); the other worker naps 30 ms a chunk, ~120 ms a job alone (6x slower), and a
+    // split job waits ~30 ms for its one chunk (1.5x slower). After the tries the CPU runs
+    // alone; the split's credit grows by ~0.67 a job, the GPUs' by ~0.17, so with
+    // explore_every 8 the GPUs are probed about twice in the 97 jobs after the tries (where
+    // a probe every 8th job would run them 12 times) and the split about 8 times. Bounds with
+    // margins for a loaded machine: at least one GPU probe (unless a GPU-alone job took 12x a
+    // CPU-alone one: the sleeps allow at most 6x unloaded), at most 4 (unless a CPU-alone job
+    // took 40 % of a GPU-alone one: it takes 17 %), and fewer than the split's.
+    const int jobs = 100;
+    SplitRun r = run_split_jobs(std::chrono::milliseconds(5), std::chrono::milliseconds(30), {}, jobs, {}, 4);
+    ASSERT_EQ(size_t(jobs), r.arms.size());
+    EXPECT_EQ("scg", r.arms.substr(0, 3));
+    const auto count = [&](char arm) { return int(std::count(r.arms.begin() + 3, r.arms.end(), arm)); };
+    EXPECT_GE(count('g'), 1) << r.arms;
+    EXPECT_LE(count('g'), 4) << r.arms;
+    EXPECT_LT(count('g'), count('s')) << "the slower arm must be probed less often: " << r.arms;
+    EXPECT_LE(count('s'), (jobs - 3) / 8) << r.arms;
+    EXPECT_GE(count('c'), jobs - 3 - (jobs - 3) / 8 - 4) << r.arms;
+}
+
+TEST(EngineSplit, FixedGpusAloneRunsEveryPieceOnTheOtherWorkers) {
+    // SplitPolicy::GpusAlone over a CPU worker and a "fake-gpu": every algorithm matches the
+    // CPU backend, and the CPU worker runs no piece of any split job (jobs kept whole,
+    // of one chunk or less, run on the calling thread and count no piece).
+    std::vector<std::unique_ptr<bc::Backend>> w;
+    w.push_back(cpu_backend(2));
+    w.push_back(std::make_unique<SlowBackend>(cpu_backend(1), std::chrono::milliseconds(0), "fake-gpu"));
+    bc::EngineOptions eo;
+    eo.chunk = 4096;
+    eo.cpu_threshold = 0;
+    eo.split_policy = bc::EngineOptions::SplitPolicy::GpusAlone;
+    WrappedCtx test(CtrPair::engine_of(std::move(w), eo), "engine");
+    ASSERT_NE(nullptr, test.ctx->backend);
+    RefCtx ref;
+    DiffOptions o;
+    o.chunk = eo.chunk;
+    std::string skipped;
+    EXPECT_GE(diff_all(ref.ctx, test.ctx, o, &skipped), 20u) << "skipped: " << skipped;
+    bc::EngineStats s;
+    ASSERT_TRUE(bc::engine_stats(test.backend(), &s));
+    EXPECT_GT(s.jobs, 0u);
+    EXPECT_EQ(s.jobs, s.gpus_alone_jobs);
+    EXPECT_EQ(0u, s.cpu_alone_jobs);
+    EXPECT_EQ(0u, s.pieces[0]) << "the CPU worker ran pieces of GPUs-alone jobs";
+    EXPECT_GT(s.pieces[1], 0u);
+    EXPECT_EQ(0u, s.failures);
 }
 
 TEST(EngineSplit, ACpuAloneJobWhoseCpuFailsFinishesOnTheOthers) {
@@ -413,6 +515,27 @@ TEST(EngineSplit, ACpuAloneJobWhoseCpuFailsFinishesOnTheOthers) {
     EXPECT_EQ(3u, r.stats.cpu_alone_jobs);
     EXPECT_GE(r.stats.requeued, 3u);
     EXPECT_GE(r.other_calls, 3);
+}
+
+TEST(EngineSplit, AGpusAloneJobWhoseGpuFailsFinishesOnTheCpu) {
+    // The mirror: the only non-CPU worker fails its third chunk of every GPUs-alone job
+    // (or its first: the CPU then runs everything); the CPU worker, kept out of the job
+    // until then, runs the failed piece and the rest. No hang, right output (run_split_jobs
+    // checks every job against the reference).
+    for (size_t after : {size_t(2), size_t(0)}) {
+        SCOPED_TRACE("fail_after_chunks " + std::to_string(after));
+        bc::EngineOptions eo;
+        eo.split_policy = bc::EngineOptions::SplitPolicy::GpusAlone;
+        eo.fail_worker = 1;
+        eo.fail_after_chunks = after;
+        SplitRun r = run_split_jobs(std::chrono::milliseconds(0), std::chrono::milliseconds(0), eo, 3);
+        EXPECT_EQ("ggg", r.arms);
+        EXPECT_EQ(3u, r.stats.failures);
+        EXPECT_GE(r.stats.requeued, 3u);
+        EXPECT_GE(r.stats.pieces[0], 3u) << "the CPU worker did not finish the jobs";
+        EXPECT_EQ(r.stats.bytes[0] + r.stats.bytes[1], 3 * 16 * 64 * 1024u);
+        EXPECT_EQ(r.stats.bytes[1], 3 * after * 64 * 1024u) << "alone in the job, the GPU ran chunks 0 to after - 1";
+    }
 }
 
 // ---- faults -------------------------------------------------------------------------

@@ -97,11 +97,12 @@ for phase in "$@"; do
   engine)  # issue 5: the engine alone (ENGINE_ARGS: default --quick, 64 MiB jobs)
     TAIL=80 step engine_bench 300 engine_bench ${ENGINE_ARGS:---quick} --json "$R/engine.json"
     ;;
-  profile)  # issue 3: where the bitsliced AES-128-CTR kernel's cycles go (Nsight Compute, clocks left alone)
+  profile)  # issue 3: where the bitsliced AES-128-CTR kernel's cycles go (Nsight Compute, clocks left alone;
+             # PROFILE_SIZE MiB, the second k_ctr launch: AES-128-CTR after its warm-up)
     TAIL=${PROFILE_TAIL:-120} step ncu_ctr 240 ncu --clock-control none -k regex:k_ctr --launch-skip 1 --launch-count 1 \
       --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
-      --section SchedulerStats --section WarpStateStats --section InstructionStats \
-      gpu_bench --quick --size 256 --runs 3
+      --section SchedulerStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis \
+      gpu_bench --size "${PROFILE_SIZE:-64}" --runs 2
     ;;
   variants)  # every AES kernel variant in one table (bench/gpu_bench.cu --variants)
     step gpu_bench_variants 150 gpu_bench --variants --json "$R/gpu_aes_variants.json"

@@ -284,15 +284,16 @@ private:
         // traffic (3x per byte staged) that other callers could use, and single job rates
         // on a shared host wander by 10 % or more (bench/NOTES.md).
         const size_t best = r.rate[split] > r.rate[single] * kSplitMargin ? split : single;
-        // Probes: every other arm earns rate / best rate a job; the one with the most credit
-        // at or past explore_every runs now (EngineOptions::split_policy).
+        // Probes: every other arm earns (rate / best rate)^2 a job; the one with the most
+        // credit at or past explore_every runs now (EngineOptions::split_policy).
         size_t probe = best;
         for (size_t a = 0; a < kArms; ++a) {
             if (a == best) {
                 r.credit[a] = 0;
                 continue;
             }
-            r.credit[a] += r.rate[a] / r.rate[best];
+            const double q = r.rate[a] / r.rate[best];
+            r.credit[a] += q * q;
             if (opt_.explore_every && r.credit[a] >= opt_.explore_every &&
                 (probe == best || r.credit[a] > r.credit[probe]))
                 probe = a;

@@ -72,14 +72,16 @@ struct EngineOptions {
     // recent jobs of each arm (moving averages): each arm is tried once (split, CPU alone,
     // GPUs alone), then the fastest runs; the split only when it beats the faster single kind
     // by 10 % (it costs both kinds' time and host memory traffic other callers could use).
-    // Every other arm a keeps a credit that grows by rate_a / rate_best a job and is probed
-    // once more (credit reset) when it reaches explore_every: an arm k times slower is probed
-    // k times less often, so each arm's probes cost (1 - rate_a / rate_best) / explore_every
-    // of the time, under 1/explore_every whatever the rates, and a change of load is still seen.
+    // Every other arm a keeps a credit that grows by q^2 a job, q = rate_a / rate_best, and
+    // is probed once more (credit reset) when it reaches explore_every. A probe costs
+    // 1/q - 1 jobs' time and comes every explore_every / q^2 jobs, so each arm's probes cost
+    // (q - q^2) / explore_every of the time: at most 1 / (4 explore_every), ~3 %, whatever
+    // the rates, and an arm near the best is still re-measured often (a change of load).
     // Why (bench/NOTES.md, "Hybrid and host memory"): on the H100 machine, with pinned buffers
     // AES-256-GCM runs 41.6 GB/s on the GPU alone, 31.2 on the CPU alone and 31.0 split; from
     // pageable memory (3x the host memory traffic per byte staged) the GPU alone is ~4x slower
-    // than the CPU alone: a fixed 1-in-8 probe of it would cost ~25 %, this rule ~9 %.
+    // than the CPU alone: a fixed 1-in-8 probe of it would cost ~25 %, a credit of q ~9 %,
+    // this rule ~2 %.
     // Split, CpuAlone and GpusAlone fix the arm (benchmarks, tests). explore_every = 0: no
     // probes after the tries.
     enum class SplitPolicy { Adaptive, Split, CpuAlone, GpusAlone };

@@ -102,6 +102,7 @@ for phase in "$@"; do
     TAIL=${PROFILE_TAIL:-120} step ncu_ctr 240 ncu --clock-control none -k regex:k_ctr --launch-skip 1 --launch-count 1 \
       --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats \
       --section SchedulerStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis \
+      --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
       gpu_bench --size "${PROFILE_SIZE:-64}" --runs 2
     ;;
   variants)  # every AES kernel variant in one table (bench/gpu_bench.cu --variants)

@@ -302,11 +302,26 @@ private:
         return Arm(probe);
     }
     // Under mu_: a finished job's rate, folded into its arm's moving average.
+    // The first split job also says what the GPUs could do alone: while it ran they took a
+    // share f of its chunks. Under a third of them (half of what the CPU took), the GPUs-alone
+    // try would cost more than it could teach (from pageable memory a GPU alone runs at ~1/4
+    // of the CPU: 3 jobs' time lost), so the arm starts from f x the split's rate, an
+    // underestimate, and the q^2 probes of choose_arm measure it for real later.
     void learn_split(const Job& j, Arm arm, double seconds) {
         if (seconds <= 0) return;
-        double& x = split_[split_class(j)].rate[size_t(arm)];
+        SplitRates& r = split_[split_class(j)];
+        double& x = r.rate[size_t(arm)];
         const double now = double(j.len) / seconds;
         x = x > 0 ? 0.5 * x + 0.5 * now : now;
+        double& gpus = r.rate[size_t(Arm::GpusAlone)];
+        if (arm != Arm::Split || gpus > 0) return;
+        size_t all = 0, others = 0;
+        for (size_t w = 0; w < workers_.size(); ++w) {
+            all += j.taken[w];
+            if (!is_cpu(w)) others += j.taken[w];
+        }
+        const double f = all ? double(others) / double(all) : 0.0;
+        if (f < kGpusTryShare) gpus = std::max(f, 1e-3) * now;
     }
 
     // Where a job that stays whole runs (on the calling thread). Many callers at once
@@ -368,6 +383,7 @@ private:
     // fixed costs; a chunk is rarely smaller).
     static constexpr size_t kRatePieceMin = size_t(64) << 10;
     static constexpr double kSplitMargin = 1.1;  // choose_arm
+    static constexpr double kGpusTryShare = 1.0 / 3;  // learn_split
     // Under mu_: folds a finished piece's rate into the worker's (moving average).
     void learn_rate(size_t w, size_t kind, size_t bytes, std::chrono::steady_clock::time_point t0) {
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -276,6 +276,14 @@ private:
         case P::Adaptive: break;
         }
         SplitRates& r = split_[split_class(j)];
+        {
+            // The GPUs-alone try is skipped when, in the first split job, they did under half
+            // of what the CPU alone does (learn_split): the arm starts from that rate.
+            double& gpus = r.rate[size_t(Arm::GpusAlone)];
+            const double cpu = r.rate[size_t(Arm::CpuAlone)];
+            if (gpus <= 0 && cpu > 0 && r.gpus_in_split > 0 && r.gpus_in_split < kGpusTryRatio * cpu)
+                gpus = r.gpus_in_split;
+        }
         for (size_t a = 0; a < kArms; ++a)
             if (r.rate[a] <= 0) return Arm(a);  // not yet measured: tried in order
         const size_t cpu = size_t(Arm::CpuAlone), gpus = size_t(Arm::GpusAlone), split = size_t(Arm::Split);
@@ -303,25 +311,23 @@ private:
     }
     // Under mu_: a finished job's rate, folded into its arm's moving average.
     // The first split job also says what the GPUs could do alone: while it ran they took a
-    // share f of its chunks. Under a third of them (half of what the CPU took), the GPUs-alone
-    // try would cost more than it could teach (from pageable memory a GPU alone runs at ~1/4
-    // of the CPU: 3 jobs' time lost), so the arm starts from f x the split's rate, an
-    // underestimate, and the q^2 probes of choose_arm measure it for real later.
+    // share f of its chunks, f x its rate. choose_arm skips their try when that is under half
+    // the CPU-alone rate: from pageable memory a GPU alone runs at ~1/4 of the CPU, and one try
+    // costs 3 jobs' time; with pinned buffers, where the GPUs win, it is ~0.7. The q^2 probes
+    // of choose_arm measure a skipped arm for real later.
     void learn_split(const Job& j, Arm arm, double seconds) {
         if (seconds <= 0) return;
         SplitRates& r = split_[split_class(j)];
         double& x = r.rate[size_t(arm)];
         const double now = double(j.len) / seconds;
         x = x > 0 ? 0.5 * x + 0.5 * now : now;
-        double& gpus = r.rate[size_t(Arm::GpusAlone)];
-        if (arm != Arm::Split || gpus > 0) return;
+        if (arm != Arm::Split || r.gpus_in_split > 0) return;
         size_t all = 0, others = 0;
         for (size_t w = 0; w < workers_.size(); ++w) {
             all += j.taken[w];
             if (!is_cpu(w)) others += j.taken[w];
         }
-        const double f = all ? double(others) / double(all) : 0.0;
-        if (f < kGpusTryShare) gpus = std::max(f, 1e-3) * now;
+        r.gpus_in_split = std::max(all ? double(others) / double(all) : 0.0, 1e-3) * now;
     }
 
     // Where a job that stays whole runs (on the calling thread). Many callers at once
@@ -383,7 +389,7 @@ private:
     // fixed costs; a chunk is rarely smaller).
     static constexpr size_t kRatePieceMin = size_t(64) << 10;
     static constexpr double kSplitMargin = 1.1;  // choose_arm
-    static constexpr double kGpusTryShare = 1.0 / 3;  // learn_split
+    static constexpr double kGpusTryRatio = 0.5;  // choose_arm
     // Under mu_: folds a finished piece's rate into the worker's (moving average).
     void learn_rate(size_t w, size_t kind, size_t bytes, std::chrono::steady_clock::time_point t0) {
         const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -408,6 +414,7 @@ private:
     struct SplitRates {
         double rate[kArms] = {0, 0, 0};    // per Arm: job bytes/s, moving averages (0: not yet measured)
         double credit[kArms] = {0, 0, 0};  // per Arm: probe credit (choose_arm)
+        double gpus_in_split = 0;          // the GPUs' bytes/s during the first split job (learn_split)
     };
     SplitRates split_[kRateKinds * kSizeClasses * 2];  // per (rate_kind, size_class, pinned); under mu_
     static size_t split_class(const Job& j) { return (j.kind * kSizeClasses + size_class(j.len)) * 2 + j.pinned; }

@@ -353,19 +353,42 @@ Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op,
     std::vector<uint8_t> host(16 * nchunks);  // R_i = sum X_j H^(n_i - j) of chunk i, 16 bytes each
     const ChunkResults results{16, host.data()};
     const bool enc = op.dir == Dir::Encrypt;
+    // GHASH scratch, one area per slot's stream for the whole run. Not one per chunk: the
+    // default memory pool gives its memory back at every synchronization (the pipeline's
+    // event waits), so each chunk's cudaMallocAsync mapped fresh memory on the host thread
+    // that also stages the data (GCM from pageable memory ran at ~70 % of the NO-OP
+    // ceiling while CTR ran at ~95 %, bench/NOTES.md).
+    struct Scratch {
+        int device;
+        std::vector<std::pair<cudaStream_t, void*>> areas;
+        ~Scratch() {
+            if (areas.empty()) return;
+            int prev = 0;
+            (void)cudaGetDevice(&prev);
+            (void)cudaSetDevice(device);
+            for (auto& a : areas) (void)cudaFreeAsync(a.second, a.first);
+            (void)cudaSetDevice(prev);
+            (void)cudaGetLastError();
+        }
+    } scratch_areas{b.device(), {}};
+    const size_t scratch_bytes = ghash_scratch_bytes(chunk) + 16;
     auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t* r) -> Status {
         uint8_t ctr[16];
         std::memcpy(ctr, op.ctr, 16);
         gcm_inc32(ctr, off / 16);
         void* scratch = nullptr;
-        BC_PIPE_TRY(cudaMallocAsync(&scratch, ghash_scratch_bytes(n) + 16, s), "cudaMallocAsync (GHASH scratch)");
+        for (auto& a : scratch_areas.areas)
+            if (a.first == s) scratch = a.second;
+        if (!scratch) {
+            BC_PIPE_TRY(cudaMallocAsync(&scratch, scratch_bytes, s), "cudaMallocAsync (GHASH scratch)");
+            scratch_areas.areas.emplace_back(s, scratch);
+        }
         cudaError_t e = cudaSuccess;
         // The MAC covers the ciphertext: the input when decrypting (hashed before the
         // in-place decryption overwrites it), the output when encrypting.
         if (!enc) e = launch_ghash(k.ghash_tables, din, n, scratch, r, b.shape(), s);
         if (e == cudaSuccess) e = launch_ctr(b.impl(), k.d1, b.tables(), ctr, 0, 0, true, din, dout, n, b.shape(), s);
         if (e == cudaSuccess && enc) e = launch_ghash(k.ghash_tables, dout, n, scratch, r, b.shape(), s);
-        (void)cudaFreeAsync(scratch, s);
         secure_wipe(ctr, sizeof ctr);
         return cuda_status(e, "GCM kernel launch (pipeline)");
     };

@@ -95,6 +95,7 @@ struct Job {
     size_t running = 0;                           // pieces in flight
     std::vector<char> out;                        // workers taken out of this job
     std::vector<size_t> taken;                    // chunks taken per worker (test hook)
+    double gpu_bytes = 0, gpu_seconds = 0;        // pieces the non-CPU workers finished, and their time
     size_t healthy = 0;                           // usable workers not taken out
     bool failed = false;
     Status status;
@@ -277,8 +278,8 @@ private:
         }
         SplitRates& r = split_[split_class(j)];
         {
-            // The GPUs-alone try is skipped when, in the first split job, they did under half
-            // of what the CPU alone does (learn_split): the arm starts from that rate.
+            // The GPUs-alone try is skipped when their pieces in the first split job ran at under
+            // half the CPU-alone rate (learn_split): the arm starts from that rate.
             double& gpus = r.rate[size_t(Arm::GpusAlone)];
             const double cpu = r.rate[size_t(Arm::CpuAlone)];
             if (gpus <= 0 && cpu > 0 && r.gpus_in_split > 0 && r.gpus_in_split < kGpusTryRatio * cpu)
@@ -310,11 +311,13 @@ private:
         return Arm(probe);
     }
     // Under mu_: a finished job's rate, folded into its arm's moving average.
-    // The first split job also says what the GPUs could do alone: while it ran they took a
-    // share f of its chunks, f x its rate. choose_arm skips their try when that is under half
-    // the CPU-alone rate: from pageable memory a GPU alone runs at ~1/4 of the CPU, and one try
-    // costs 3 jobs' time; with pinned buffers, where the GPUs win, it is ~0.7. The q^2 probes
-    // of choose_arm measure a skipped arm for real later.
+    // The first split job also says what the GPUs could do alone: the rate of their pieces
+    // (bytes over the time they ran), times their number. choose_arm skips their try when
+    // that is under half the CPU-alone rate: from pageable memory a GPU alone runs at ~1/4 of
+    // the CPU, and one try costs 3 jobs' time; with pinned buffers, where the GPUs win, it is
+    // ~1.3. (Their share of the split job's chunks is no guide: the split slows the CPU, and a
+    // GPU spends much of a split job between pieces.) The q^2 probes of choose_arm measure a
+    // skipped arm for real later.
     void learn_split(const Job& j, Arm arm, double seconds) {
         if (seconds <= 0) return;
         SplitRates& r = split_[split_class(j)];
@@ -322,12 +325,10 @@ private:
         const double now = double(j.len) / seconds;
         x = x > 0 ? 0.5 * x + 0.5 * now : now;
         if (arm != Arm::Split || r.gpus_in_split > 0) return;
-        size_t all = 0, others = 0;
-        for (size_t w = 0; w < workers_.size(); ++w) {
-            all += j.taken[w];
-            if (!is_cpu(w)) others += j.taken[w];
-        }
-        r.gpus_in_split = std::max(all ? double(others) / double(all) : 0.0, 1e-3) * now;
+        size_t gpus = 0;
+        for (size_t w = 0; w < workers_.size(); ++w) gpus += j.usable[w] && !is_cpu(w);
+        const double each = j.gpu_seconds > 0 ? j.gpu_bytes / j.gpu_seconds : 0.0;
+        r.gpus_in_split = std::max(each * double(gpus), 1e-3 * now);
     }
 
     // Where a job that stays whole runs (on the calling thread). Many callers at once
@@ -414,7 +415,7 @@ private:
     struct SplitRates {
         double rate[kArms] = {0, 0, 0};    // per Arm: job bytes/s, moving averages (0: not yet measured)
         double credit[kArms] = {0, 0, 0};  // per Arm: probe credit (choose_arm)
-        double gpus_in_split = 0;          // the GPUs' bytes/s during the first split job (learn_split)
+        double gpus_in_split = 0;          // the GPUs' piece rate in the first split job (learn_split)
     };
     SplitRates split_[kRateKinds * kSizeClasses * 2];  // per (rate_kind, size_class, pinned); under mu_
     static size_t split_class(const Job& j) { return (j.kind * kSizeClasses + size_class(j.len)) * 2 + j.pinned; }
@@ -548,6 +549,10 @@ void EngineBackend::worker_loop(size_t w) {
             const size_t bytes = job->piece_bytes(first, count);
             stats_.bytes[w] += bytes;
             if (!inject && bytes >= kRatePieceMin) learn_rate(w, job->kind, bytes, t0);
+            if (!inject && !is_cpu(w)) {
+                job->gpu_bytes += double(bytes);
+                job->gpu_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            }
             // Rates moved: a worker that declined (pick) may be the fastest idle one now.
             wake_others = opt_.guided && (job->next < job->nchunks || !job->again.empty());
         } else {

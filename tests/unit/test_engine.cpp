@@ -393,8 +393,8 @@ SplitRun run_split_jobs(std::chrono::milliseconds cpu_nap, std::chrono::millisec
 TEST(EngineSplit, JobsStayOnTheCpuWhenTheOtherArmsAreSlower) {
     // Split, a job waits 100 ms for the other worker's one chunk; on the CPU alone it takes
     // ~48 ms; on the other worker alone 1.6 s. The split is tried, then the CPU alone; the
-    // GPUs alone are not: in the split job they did one chunk of 16, a rate far under half
-    // the CPU alone's, so their arm starts from it. Then the CPU alone runs: the next probes are
+    // GPUs alone are not: in the split job their one chunk ran at ~1/30 of the CPU alone's
+    // rate, under half, so their arm starts from it. Then the CPU alone runs: the next probes are
     // far off (the split's credit grows by ~0.5^2 a job, the GPUs' by ~0.03^2, and a probe
     // needs explore_every = 8).
     SplitRun r = run_split_jobs(std::chrono::milliseconds(3), std::chrono::milliseconds(100), {}, 8);
@@ -459,8 +459,8 @@ TEST(EngineSplit, ASlowGpuIsProbedRarely) {
     // The pageable-memory case, jobs of 4 chunks: the CPU does a job alone in ~20 ms (5 ms
     // a chunk); the other worker naps 20 ms a chunk, ~80 ms a job alone (q = 0.25), and a
     // split job waits ~20 ms for its one chunk (q ~1, but short of the 10 % margin). After the
-    // split job the GPUs take 1 chunk of 4 (a rate of ~1/4 of the CPU alone's, under half),
-    // so their arm is not tried but starts from it (q ~0.25); the CPU runs alone; with explore_every 2 the
+    // split job the GPUs' chunk runs at ~1/4 of the CPU alone's rate, under half, so their
+    // arm is not tried but starts from it (q ~0.25); the CPU runs alone; with explore_every 2 the
     // GPUs' credit grows by q^2 ~0.06 a job: a probe about every 32 jobs, 3 in the 98 jobs
     // after the tries (a fixed 1-in-2 probe would run them 49 times), and the split is
     // probed about every other job. Bounds

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench cpu file roundtrip engine profile variants suite)
+#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu cpu file roundtrip engine profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
 set -uo pipefail
@@ -104,6 +104,9 @@ for phase in "$@"; do
       --section SchedulerStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
       gpu_bench --size "${PROFILE_SIZE:-64}" --runs 2
+    ;;
+  gpu)  # gpu_bench alone, 1 GiB in GPU memory (the default variant and the table one)
+    step gpu_bench 200 gpu_bench --json "$R/gpu_aes.json"
     ;;
   variants)  # every AES kernel variant in one table (bench/gpu_bench.cu --variants)
     step gpu_bench_variants 150 gpu_bench --variants --json "$R/gpu_aes_variants.json"

@@ -122,7 +122,7 @@ struct Variant {
 };
 const Variant kVariants[] = {
     {false, "bitsliced/plain", 0}, {false, "bitsliced/fk", 1}, {false, "bitsliced/fk-cs", 2},
-    {false, "bitsliced/cl", 3},    {false, "bitsliced/cle", 4}, {true, "table", -1}};
+    {false, "bitsliced/cl", 3},    {false, "bitsliced/cle", 4}, {false, "bitsliced/pair", 5}, {true, "table", -1}};
 
 Env make_env(const char* alg, const Variant& v, std::mt19937& rng) {
 #if defined(BC_HAVE_CUDA)
@@ -135,63 +135,144 @@ const size_t kBlocks[] = {0, 1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, 70001};
 
 // The folded-key encryption core (variant "fk") against the plain core, on the
 // host: no device needed.
-TEST(CudaAesCore, FoldedMasksMatchPlainCore) {
-    std::mt19937 rng(11);
+// Runs body(ks, pt, what) for 8 random keys of each size, each with a random 32-block batch.
+template <class F>
+void for_random_batches(unsigned seed, F&& body) {
+    std::mt19937 rng(seed);
     for (size_t kl : {16u, 24u, 32u})
         for (int it = 0; it < 8; ++it) {
-            Bytes key = random_bytes(kl, rng), pt = random_bytes(512, rng), want(512), got(512);
+            Bytes key = random_bytes(kl, rng), pt = random_bytes(512, rng);
             bc::AesKeySchedule ks;
             ASSERT_TRUE(bc::aes_expand_key(key.data(), kl, &ks));
-            std::vector<uint32_t> fk(15 * 128);
-            bc_aes_bs_fold_masks(ks.bs, ks.rounds, fk.data());
-            uint32_t s[128], t[128];
-            bc_aes_bs_pack(s, pt.data(), 32);
-            std::memcpy(t, s, sizeof s);
-            bc_aes_bs_encrypt(s, ks.bs, ks.rounds);
-            bc_aes_bs_unpack(s, want.data(), 32);
-            bc_aes_bs_encrypt_fk(t, fk.data(), ks.rounds);
-            bc_aes_bs_unpack(t, got.data(), 32);
-            ASSERT_EQ(want, got) << "key bytes " << kl << " it " << it;
-            Bytes ref(512);
-            bc::aes_encrypt_blocks(ks, pt.data(), ref.data(), 32);
-            ASSERT_EQ(ref, got);
+            body(ks, pt, "key bytes " + std::to_string(kl) + " it " + std::to_string(it));
         }
+}
+
+TEST(CudaAesCore, FoldedMasksMatchPlainCore) {
+    for_random_batches(11, [](const bc::AesKeySchedule& ks, const Bytes& pt, const std::string& what) {
+        Bytes want(512), got(512);
+        std::vector<uint32_t> fk(15 * 128);
+        bc_aes_bs_fold_masks(ks.bs, ks.rounds, fk.data());
+        uint32_t s[128], t[128];
+        bc_aes_bs_pack(s, pt.data(), 32);
+        std::memcpy(t, s, sizeof s);
+        bc_aes_bs_encrypt(s, ks.bs, ks.rounds);
+        bc_aes_bs_unpack(s, want.data(), 32);
+        bc_aes_bs_encrypt_fk(t, fk.data(), ks.rounds);
+        bc_aes_bs_unpack(t, got.data(), 32);
+        ASSERT_EQ(want, got) << what;
+        Bytes ref(512);
+        bc::aes_encrypt_blocks(ks, pt.data(), ref.data(), 32);
+        ASSERT_EQ(ref, got) << what;
+    });
+}
+
+// The lane-pair core (variant "pair": two lanes share a batch, each with half the bytes)
+// against the plain core and the reference AES, on the host: both halves run in step and
+// the test does the exchange the kernel does with a shuffle.
+TEST(CudaAesCore, PairLayoutMatchesPlainCore) {
+    for_random_batches(13, [](const bc::AesKeySchedule& ks, const Bytes& pt, const std::string& what) {
+        Bytes want(512), got(512);
+        uint32_t half[2][64];
+        for (int h = 0; h < 2; ++h) {  // as the kernel loads: words 2h and 2h + 1 of each block
+            for (int j = 0; j < 32; ++j) {
+                half[h][j] = bc_load_le32(&pt[16 * j + 8 * h]);
+                half[h][32 + j] = bc_load_le32(&pt[16 * j + 8 * h + 4]);
+            }
+            bc_aes_bs_transpose32(half[h]);
+            bc_aes_bs_transpose32(half[h] + 32);
+            for (int i = 0; i < 64; ++i) half[h][i] ^= ks.bs[64 * h + i];
+        }
+        for (int r = 1; r <= ks.rounds; ++r) {
+            uint32_t recv[2][32];
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_sub(half[h]);
+            for (int h = 0; h < 2; ++h)
+                for (int i = 0; i < 4; ++i)
+                    for (int b = 0; b < 8; ++b) recv[h][8 * i + b] = half[1 - h][8 * BC_AES_BS_PAIR_SENT(i) + b];
+            for (int h = 0; h < 2; ++h) {
+                if (r < ks.rounds) bc_aes_bs_pair_mix(half[h], recv[h], ks.bs + 128 * r, h);
+                else bc_aes_bs_pair_last(half[h], recv[h], ks.bs + 128 * r, h);
+            }
+        }
+        for (int h = 0; h < 2; ++h) {
+            bc_aes_bs_transpose32(half[h]);
+            bc_aes_bs_transpose32(half[h] + 32);
+            for (int j = 0; j < 32; ++j) {
+                bc_store_le32(&got[16 * j + 8 * h], half[h][j]);
+                bc_store_le32(&got[16 * j + 8 * h + 4], half[h][32 + j]);
+            }
+        }
+        bc::aes_encrypt_blocks(ks, pt.data(), want.data(), 32);
+        ASSERT_EQ(want, got) << what;
+    });
 }
 
 // Counters built straight in bitsliced form (variant "fk-cs") against packing
 // and slicing the same counter blocks, with carries through every word.
+// 32 counter blocks A + stride * j (big-endian; wrap: only the low 32 bits count), a[0..3]
+// the little-endian words of A, least significant first.
+Bytes counter_blocks(const uint32_t a[4], int wrap, uint32_t stride) {
+    Bytes blk(512);
+    for (int j = 0; j < 32; ++j) {
+        uint32_t v[4] = {a[0], a[1], a[2], a[3]};
+        if (wrap) {
+            v[0] += stride * j;
+        } else {
+            uint64_t c = uint64_t(stride) * j;
+            for (int k = 0; k < 4; ++k) {
+                const uint64_t t = uint64_t(v[k]) + c;
+                v[k] = uint32_t(t);
+                c = t >> 32;
+            }
+        }
+        for (int q = 0; q < 16; ++q) {
+            const int i = 8 * (15 - q);
+            blk[16 * j + q] = uint8_t(v[i >> 5] >> (i & 31));
+        }
+    }
+    return blk;
+}
+
+// Random counter starts, with runs of ones that carry through the words.
+void random_counter(std::mt19937& rng, int it, uint32_t a[4]) {
+    for (int k = 0; k < 4; ++k) a[k] = static_cast<uint32_t>(rng());
+    if (it % 3 == 0) a[0] |= 0xfffffc00u;
+    if (it % 5 == 0) a[1] = 0xffffffffu;
+    if (it % 7 == 0) a[2] = a[3] = 0xffffffffu;
+    if (it % 11 == 0) a[0] &= ~0x3e0u;
+}
+
 TEST(CudaAesCore, CtrSliceMatchesPackedCounters) {
     std::mt19937 rng(12);
     for (int it = 0; it < 3000; ++it)
         for (int wrap = 0; wrap < 2; ++wrap) {
             uint32_t a[4];
-            for (auto& x : a) x = static_cast<uint32_t>(rng());
-            if (it % 3 == 0) a[0] |= 0xfffffc00u;
-            if (it % 5 == 0) a[1] = 0xffffffffu;
-            if (it % 7 == 0) a[2] = a[3] = 0xffffffffu;
-            if (it % 11 == 0) a[0] &= ~0x3e0u;
-            Bytes blk(512);
-            for (int j = 0; j < 32; ++j) {
-                uint32_t v[4] = {a[0], a[1], a[2], a[3]};
-                if (wrap) {
-                    v[0] += 32u * j;
-                } else {
-                    uint64_t c = 32u * j;
-                    for (int k = 0; k < 4; ++k) {
-                        const uint64_t t = uint64_t(v[k]) + c;
-                        v[k] = uint32_t(t);
-                        c = t >> 32;
-                    }
-                }
-                for (int q = 0; q < 16; ++q) {
-                    const int i = 8 * (15 - q);
-                    blk[16 * j + q] = uint8_t(v[i >> 5] >> (i & 31));
-                }
-            }
+            random_counter(rng, it, a);
+            const Bytes blk = counter_blocks(a, wrap, 32);
             uint32_t want[128], got[128];
             bc_aes_bs_pack(want, blk.data(), 32);
             bc_aes_bs_ctr_slice(got, a, wrap);
             ASSERT_EQ(0, std::memcmp(want, got, sizeof want)) << "it " << it << " wrap " << wrap;
+        }
+}
+
+// The lane-pair kernel's counters (stride 16, half the bytes each) likewise: half h of the
+// packed state is words 64h..64h+63.
+TEST(CudaAesCore, PairCtrSliceMatchesPackedCounters) {
+    std::mt19937 rng(14);
+    for (int it = 0; it < 3000; ++it)
+        for (int wrap = 0; wrap < 2; ++wrap) {
+            uint32_t a[4];
+            random_counter(rng, it, a);
+            if (it % 13 == 0) a[0] |= 0xfffffe00u;  // a carry out of bits 0-8 in some blocks
+            const Bytes blk = counter_blocks(a, wrap, 16);
+            uint32_t want[128];
+            bc_aes_bs_pack(want, blk.data(), 32);
+            for (int h = 0; h < 2; ++h) {
+                uint32_t got[64];
+                bc_aes_bs_ctr_slice_pair(got, a, wrap, h);
+                ASSERT_EQ(0, std::memcmp(want + 64 * h, got, sizeof got)) << "it " << it << " wrap " << wrap << " h " << h;
+            }
         }
 }
 

@@ -48,13 +48,13 @@ struct Cipher<false, kDecrypt> {
     bool folded;     // encryption with folded masks (variants 1, 2: bc_aes_bs_encrypt_fk)
     bool ctr_slice;  // CTR: counters straight into the sliced state (variants 2, 3)
     bool compact;    // compact round loop, plain masks (variant 3: bc_aes_bs_encrypt_cl / decrypt_cl;
-                     // variant 4: encryption only)
+                     // variants 4 and 5: encryption only)
     __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables&)
         : rk(sm),
           rounds(k.rounds),
           folded(!kDecrypt && (k.bs_variant == 1 || k.bs_variant == 2)),
           ctr_slice(!kDecrypt && k.bs_variant >= 2),
-          compact(k.bs_variant == 3 || (k.bs_variant == 4 && !kDecrypt)) {
+          compact(k.bs_variant == 3 || (k.bs_variant >= 4 && !kDecrypt)) {
         if (folded) {
             // one (round, column) per thread: byte-wise InvMixColumns, constant time
             for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
@@ -202,6 +202,21 @@ struct Ctr {
     uint32_t w[4];  // the counter block as big-endian words, w[0] most significant
 };
 
+// The counter block ctr0 + add as big-endian words w0 (most significant) .. w3: a 128-bit
+// add with carries, or (kInc32, GCM) only the low 32 bits, wrapping.
+template <bool kInc32>
+__device__ __forceinline__ void ctr_plus(const Ctr& c, uint64_t add, uint32_t& w0, uint32_t& w1, uint32_t& w2,
+                                         uint32_t& w3) {
+    w0 = c.w[0]; w1 = c.w[1]; w2 = c.w[2]; w3 = c.w[3];
+    if (kInc32) {
+        w3 += (uint32_t)add;
+        return;
+    }
+    const uint64_t lo = ((uint64_t)w2 << 32) | w3, nlo = lo + add;
+    const uint64_t hi = (((uint64_t)w0 << 32) | w1) + (nlo < lo ? 1u : 0u);
+    w0 = (uint32_t)(hi >> 32); w1 = (uint32_t)hi; w2 = (uint32_t)(nlo >> 32); w3 = (uint32_t)nlo;
+}
+
 template <bool kTable, bool kFast, bool kInc32>
 __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, Ctr ctr0, uint64_t first,
                                                    uint32_t shift, const uint8_t* in, uint8_t* out,
@@ -237,18 +252,8 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
         if (!sliced) {
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
-            const uint64_t add = first + base + 32 * j;
-            uint32_t w0 = ctr0.w[0], w1 = ctr0.w[1], w2 = ctr0.w[2], w3 = ctr0.w[3];
-            if (kInc32) {
-                w3 += (uint32_t)add;
-            } else {
-                // 128-bit big-endian add of a 64-bit value, with carries
-                uint64_t lo = ((uint64_t)w2 << 32) | w3;
-                uint64_t nlo = lo + add;
-                uint64_t hi = ((uint64_t)w0 << 32) | w1;
-                hi += (nlo < lo) ? 1u : 0u;
-                w0 = (uint32_t)(hi >> 32); w1 = (uint32_t)hi; w2 = (uint32_t)(nlo >> 32); w3 = (uint32_t)nlo;
-            }
+            uint32_t w0, w1, w2, w3;
+            ctr_plus<kInc32>(ctr0, first + base + 32 * j, w0, w1, w2, w3);
             s[j] = __byte_perm(w0, 0, 0x0123);
             s[32 + j] = __byte_perm(w1, 0, 0x0123);
             s[64 + j] = __byte_perm(w2, 0, 0x0123);
@@ -282,6 +287,135 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
             d[0] ^= s[j]; d[1] ^= s[32 + j]; d[2] ^= s[64 + j]; d[3] ^= s[96 + j];
             store_block<kFast>(out, pos, len, d);
         }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- CTR on lane pairs (variant "pair")
+
+// Lanes l and l ^ 16 share a batch of 32 blocks, each keeping half its bytes (64 words of
+// state instead of 128, bc_aes_bs_pair_* in aes_bitsliced.h), so the kernel fits 128
+// registers and runs 4 warps per scheduler instead of 2; ShiftRows trades 32 words per
+// round with the partner through a shuffle. A warp tile is 16 pairs x 32 blocks; pair k's
+// block j is tile * 512 + k + 16 j, so every 8-byte access of the warp covers 256
+// contiguous bytes. Aligned data only (launch_ctr), any length.
+constexpr int kPairTile = 512;
+constexpr int kPairBlocksPerSm = 16;
+
+__device__ __forceinline__ void load_half(const uint8_t* p, uint64_t pos, uint64_t len, uint32_t w[2]) {
+    if (pos + 8 <= len) {
+        const uint2 v = __ldg(reinterpret_cast<const uint2*>(p + pos));
+        w[0] = v.x; w[1] = v.y;
+        return;
+    }
+    w[0] = w[1] = 0;
+    for (int b = 0; b < 8; ++b)
+        if (pos + b < len) w[b >> 2] |= (uint32_t)p[pos + b] << (8 * (b & 3));
+}
+
+__device__ __forceinline__ void store_half(uint8_t* p, uint64_t pos, uint64_t len, const uint32_t w[2]) {
+    if (pos + 8 <= len) {
+        *reinterpret_cast<uint2*>(p + pos) = make_uint2(w[0], w[1]);
+        return;
+    }
+    for (int b = 0; b < 8; ++b)
+        if (pos + b < len) p[pos + b] = (uint8_t)(w[b >> 2] >> (8 * (b & 3)));
+}
+
+// One round's exchange: recv[8i + b] = the partner's bit b of byte BC_AES_BS_PAIR_SENT(i).
+__device__ __forceinline__ void pair_exchange(const uint32_t* s, uint32_t* recv) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int b = 0; b < 8; ++b) recv[8 * i + b] = __shfl_xor_sync(0xffffffffu, s[8 * BC_AES_BS_PAIR_SENT(i) + b], 16);
+}
+
+// Encrypts a half state in place (rk: the masks in shared memory, all rounds).
+__device__ __forceinline__ void pair_encrypt(uint32_t* s, const uint32_t* rk, int rounds, uint32_t h) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) s[i] ^= rk[64 * h + i];
+#pragma unroll 1
+    for (int r = 1; r < rounds; ++r) {
+        uint32_t recv[32];
+        bc_aes_bs_pair_sub(s);
+        pair_exchange(s, recv);
+        bc_aes_bs_pair_mix(s, recv, rk + 128 * r, (int)h);
+    }
+    uint32_t recv[32];
+    bc_aes_bs_pair_sub(s);
+    pair_exchange(s, recv);
+    bc_aes_bs_pair_last(s, recv, rk + 128 * rounds, (int)h);
+}
+
+__device__ __forceinline__ void pair_load_masks(uint32_t* sm, const DevAesKey& k) {
+    for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+    __syncthreads();
+}
+
+// ECB encryption on lane pairs: the blocks' halves as loaded, 2 transpositions each way.
+__global__ void __launch_bounds__(kThreads, 4) k_ecb_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
+                                                           uint64_t nblocks) {
+    extern __shared__ uint32_t sm[];
+    pair_load_masks(sm, k);
+    const uint32_t lane = threadIdx.x & 31u, h = lane >> 4;
+    const uint64_t len = nblocks * 16;
+    const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        const uint64_t base = tile * kPairTile + (lane & 15u);
+        uint32_t s[64];
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[2];
+            load_half(in, 16 * (base + 16 * j) + 8 * h, len, w);
+            s[j] = w[0];
+            s[32 + j] = w[1];
+        }
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        pair_encrypt(s, sm, k.rounds, h);
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            const uint32_t w[2] = {s[j], s[32 + j]};
+            store_half(out, 16 * (base + 16 * j) + 8 * h, len, w);
+        }
+    }
+}
+
+template <bool kInc32>
+__global__ void __launch_bounds__(kThreads, 4) k_ctr_pair(DevAesKey k, Ctr ctr0, uint64_t first, const uint8_t* in,
+                                                           uint8_t* out, uint64_t len) {
+    extern __shared__ uint32_t sm[];
+    pair_load_masks(sm, k);
+    const uint32_t lane = threadIdx.x & 31u, h = lane >> 4;
+    const uint64_t nks = (len + 15) / 16;
+    const uint64_t ntiles = (nks + kPairTile - 1) / kPairTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        const uint64_t base = tile * kPairTile + (lane & 15u);
+        uint32_t s[64];
+        {
+            // block j: ctr0 + first + base + 16 j, built bitsliced (no transposition)
+            uint32_t w[4];
+            ctr_plus<kInc32>(ctr0, first + base, w[0], w[1], w[2], w[3]);
+            const uint32_t a[4] = {w[3], w[2], w[1], w[0]};
+            bc_aes_bs_ctr_slice_pair(s, a, kInc32 ? 1 : 0, (int)h);
+        }
+        pair_encrypt(s, sm, k.rounds, h);
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        // keystream word 2h of block j in s[j], word 2h + 1 in s[32 + j]; 8 loads in flight
+#pragma unroll
+        for (int g = 0; g < 32; g += 8) {
+            uint32_t d[8][2];
+#pragma unroll
+            for (int q = 0; q < 8; ++q) load_half(in, 16 * (base + 16 * (g + q)) + 8 * h, len, d[q]);
+#pragma unroll
+            for (int q = 0; q < 8; ++q) {
+                d[q][0] ^= s[g + q];
+                d[q][1] ^= s[32 + g + q];
+                store_half(out, 16 * (base + 16 * (g + q)) + 8 * h, len, d[q]);
+            }
         }
     }
 }
@@ -511,6 +645,7 @@ const char* aes_bs_variant_name(int v) {
         case 2: return "fk-cs";
         case 3: return "cl";
         case 4: return "cle";
+        case 5: return "pair";
         default: return "?";
     }
 }
@@ -523,6 +658,9 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
     else if (w == "ecb-dec") f = tab ? (const void*)k_ecb<true, true, true> : (const void*)k_ecb<false, true, true>;
     else if (w == "ctr") f = tab ? (const void*)k_ctr<true, true, false> : (const void*)k_ctr<false, true, false>;
     else if (w == "ctr32") f = tab ? (const void*)k_ctr<true, true, true> : (const void*)k_ctr<false, true, true>;
+    else if (w == "ecb-pair") f = (const void*)k_ecb_pair;
+    else if (w == "ctr-pair") f = (const void*)k_ctr_pair<false>;
+    else if (w == "ctr32-pair") f = (const void*)k_ctr_pair<true>;
     else if (w == "cbc-dec") f = tab ? (const void*)k_cbc_dec<true, true> : (const void*)k_cbc_dec<false, true>;
     else if (w == "xts") f = tab ? (const void*)k_xts<true, false, true> : (const void*)k_xts<false, false, true>;
     else if (w == "xts-dec") f = tab ? (const void*)k_xts<true, true, true> : (const void*)k_xts<false, true, true>;
@@ -551,6 +689,11 @@ cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& key, const D
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, !encrypt);
 #define BC_ECB(T, D, F) k_ecb<T, D, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks)
+    if (!tab && encrypt && fast && k.bs_variant == kAesBsPairVariant) {
+        const int pgrid = grid_for_tiles((nblocks + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
+        k_ecb_pair<<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
+        return cudaGetLastError();
+    }
     if (tab) {
         if (encrypt) { if (fast) BC_ECB(true, false, true); else BC_ECB(true, false, false); }
         else { if (fast) BC_ECB(true, true, true); else BC_ECB(true, true, false); }
@@ -575,6 +718,12 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, false);
 #define BC_CTR(T, F, I) k_ctr<T, F, I><<<grid, kThreads, sm, s>>>(k, t, c, first, shift, in, out, len)
+    if (!tab && fast && k.bs_variant == kAesBsPairVariant) {
+        const int pgrid = grid_for_tiles((nks + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
+        if (inc32) k_ctr_pair<true><<<pgrid, kThreads, sm, s>>>(k, c, first, in, out, len);
+        else k_ctr_pair<false><<<pgrid, kThreads, sm, s>>>(k, c, first, in, out, len);
+        return cudaGetLastError();
+    }
     if (tab) {
         if (inc32) { if (fast) BC_CTR(true, true, true); else BC_CTR(true, false, true); }
         else { if (fast) BC_CTR(true, true, false); else BC_CTR(true, false, false); }

@@ -45,20 +45,26 @@ enum class AesImpl { Bitsliced, Table };
 //     bc_aes_bs_decrypt_cl): a round is a loop of 4 column trips, ~12 KB of code
 //     instead of 32-46 KB, to fit the instruction cache; CTR's counters and the
 //     grouped loads as in fk-cs.
-//   4 "cle" (default): cl's compact loop for encryption, the unrolled core for
-//     decryption (measured on the H100, 2026-11-22: compact encryption +19% for CTR,
-//     compact decryption -8% for CBC decryption; bench/NOTES.md).
+//   4 "cle": cl's compact loop for encryption, the unrolled core for decryption
+//     (measured on the H100, 2026-11-22: compact encryption +19% for CTR, compact
+//     decryption -8% for CBC decryption; bench/NOTES.md).
+//   5 "pair" (default): cle, except aligned CTR, CTR32 (GCM) and ECB encryption, which run on lane
+//     pairs: two lanes share a batch, each with half its bytes (64 registers of state,
+//     4 warps per scheduler instead of 2; k_ctr_pair). H100, 2026-11-22: AES-128-CTR
+//     360 GB/s against cle's 306, GCM-256 196 against 172 (bench/NOTES.md).
 // The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the
-// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|0..4 (read once), else 4.
-constexpr int kAesBsVariants = 5;
-constexpr int kAesBsDefaultVariant = 4;
+// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|pair|0..5 (read once), else 5.
+constexpr int kAesBsVariants = 6;
+constexpr int kAesBsPairVariant = 5;
+constexpr int kAesBsDefaultVariant = 5;
 void set_aes_bs_variant(int v);
 int aes_bs_variant();
 const char* aes_bs_variant_name(int v);
 
 // Registers per thread and local-memory bytes (stack frame: spills) of the
 // aligned fast-path kernel for `what`: "ecb", "ecb-dec", "ctr", "ctr32",
-// "cbc-dec", "xts", "xts-dec". cudaErrorInvalidValue for an unknown name.
+// "cbc-dec", "xts", "xts-dec", and "ecb-pair", "ctr-pair", "ctr32-pair" (variant "pair"; impl ignored).
+// cudaErrorInvalidValue for an unknown name.
 cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes);
 
 struct LaunchShape {

@@ -783,4 +783,97 @@ BC_FN void bc_aes_bs_expand_masks(const bc_u32 *w, int rounds, bc_u32 *masks) {
     }
 }
 
+/* ---------------------------------------------------------------- lane pairs */
+
+/* Pair layout (the CUDA CTR kernel of variant "pair"): two lanes share one batch of 32
+ * blocks; half h keeps bytes 8h..8h+7 (columns 2h and 2h+1) as 64 words s[8q + b],
+ * q = 0..7 the local byte. ShiftRows brings 4 of a half's 8 bytes from its partner, and the
+ * map is the same for both halves: new bytes 0, 1, 4, 7 are own bytes 0, 5, 4, 3; new bytes
+ * 2, 3, 5, 6 are the partner's bytes 2, 7, 1, 6. So a round is: the 8 S-boxes
+ * (bc_aes_bs_pair_sub), the exchange of bytes 1, 2, 6, 7 (32 words, done by the caller:
+ * a shuffle on the GPU), then bc_aes_bs_pair_mix (ShiftRows, MixColumns, AddRoundKey), or
+ * bc_aes_bs_pair_last in the last round. k: the round's 128 masks; the half reads 64 of them.
+ * BC_AES_BS_PAIR_SENT(i): the local byte sent as the i-th of the 4. */
+#define BC_AES_BS_PAIR_SENT(i) ((i) == 0 ? 1 : (i) == 1 ? 2 : (i) == 2 ? 6 : 7)
+
+/* CTR counters straight into a half's bitsliced state (as bc_aes_bs_ctr_slice, at the pair
+ * layout's stride): block j of the pair's batch is the big-endian 128-bit value A + 16*j,
+ * a[0..3] the little-endian 32-bit words of A (a[0] least significant); wrap32: only the
+ * low 32 bits count (GCM's inc32). Half h keeps bytes 8h..8h+7, i.e. counter bits 64..127
+ * (h = 0) or 0..63 (h = 1). Bits 0-3 are A's in every block; bits 4-8 those of (L + j) mod
+ * 32, L = bits 4-8 of A; the bits above are A's, flipped in the blocks with L + j >= 32
+ * where A and A + 512 (bits 0-8 cleared) differ. Both halves' words are formed and one is
+ * selected, so the code does not branch on h. */
+BC_FN void bc_aes_bs_ctr_slice_pair(bc_u32 *s, const bc_u32 *a, int wrap32, int h) {
+    const bc_u32 L = (a[0] >> 4) & 31u;
+    const bc_u32 carry = (0u - (bc_u32)(L != 0u)) & (0xffffffffu << ((32u - L) & 31u));
+    bc_u32 f[4];
+    {
+        const bc_u32 v0 = a[0] & ~0x1ffu, w0 = v0 + 512u;
+        f[0] = v0 ^ w0;
+        bc_u32 c = (bc_u32)(w0 < v0) & (bc_u32)(wrap32 == 0);
+        for (int k = 1; k < 4; ++k) {
+            const bc_u32 w = a[k] + c;
+            f[k] = a[k] ^ w;
+            c = (bc_u32)(w < c);
+        }
+    }
+    const bc_u32 lo_half = 0u - (bc_u32)(h != 0);
+    BC_AES_BS_UNROLL
+    for (int q = 0; q < 8; ++q) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            const int i = 8 * (7 - q) + b; /* the bit of byte 8 + q (h = 1); byte q is bit i + 64 */
+            bc_u32 lo;
+            if (i < 4) {
+                lo = 0u - ((a[0] >> i) & 1u);
+            } else if (i < 9) {
+                const bc_u32 pat = i == 4 ? 0xaaaaaaaau : i == 5 ? 0xccccccccu : i == 6 ? 0xf0f0f0f0u
+                                 : i == 7 ? 0xff00ff00u : 0xffff0000u;
+                lo = (pat >> L) | (pat << ((32u - L) & 31u));
+            } else {
+                lo = (0u - ((a[i >> 5] >> (i & 31)) & 1u)) ^ (carry & (0u - ((f[i >> 5] >> (i & 31)) & 1u)));
+            }
+            const int j = i + 64;
+            const bc_u32 hi = (0u - ((a[j >> 5] >> (j & 31)) & 1u)) ^ (carry & (0u - ((f[j >> 5] >> (j & 31)) & 1u)));
+            s[8 * q + b] = (lo & lo_half) | (hi & ~lo_half);
+        }
+    }
+}
+
+BC_FN void bc_aes_bs_pair_sub(bc_u32 *s) {
+    BC_AES_BS_UNROLL
+    for (int q = 0; q < 8; ++q) bc_aes_bs_sbox(s + 8 * q);
+}
+
+/* recv[8i + b]: bit b of the partner's byte BC_AES_BS_PAIR_SENT(i). */
+BC_FN void bc_aes_bs_pair_shift(bc_u32 *s, const bc_u32 *recv) {
+    bc_u32 t[64];
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        t[0 + b] = s[0 + b];
+        t[8 + b] = s[40 + b];
+        t[16 + b] = recv[8 + b];  /* partner's byte 2 */
+        t[24 + b] = recv[24 + b]; /* partner's byte 7 */
+        t[32 + b] = s[32 + b];
+        t[40 + b] = recv[0 + b];  /* partner's byte 1 */
+        t[48 + b] = recv[16 + b]; /* partner's byte 6 */
+        t[56 + b] = s[24 + b];
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 64; ++i) s[i] = t[i];
+}
+
+BC_FN void bc_aes_bs_pair_mix(bc_u32 *s, const bc_u32 *recv, const BC_AES_BS_RK_SPACE bc_u32 *k, int h) {
+    bc_aes_bs_pair_shift(s, recv);
+    bc_aes_bs_mix_col(s, 0, 8, 16, 24, k + 64 * h, 1);
+    bc_aes_bs_mix_col(s, 32, 40, 48, 56, k + 64 * h + 32, 1);
+}
+
+BC_FN void bc_aes_bs_pair_last(bc_u32 *s, const bc_u32 *recv, const BC_AES_BS_RK_SPACE bc_u32 *k, int h) {
+    bc_aes_bs_pair_shift(s, recv);
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 64; ++i) s[i] ^= k[64 * h + i];
+}
+
 #endif /* BC_CORES_AES_BITSLICED_H */

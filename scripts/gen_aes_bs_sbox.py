@@ -244,15 +244,10 @@ def composed_inverse(net, x):
     return [~sym if o.c else sym for sym, o in zip(osyms, outs)]
 
 
-def build(inverse, composed=True):
+def build(inverse):
     net = Net(["x%d" % i for i in range(8)])
     x = [Sym(net, i) for i in net.inputs]
-    if inverse and composed:
-        y = composed_inverse(net, x)
-    elif inverse:
-        y = inv_affine(forward_circuit(inv_affine(x)))
-    else:
-        y = forward_circuit(x)
+    y = composed_inverse(net, x) if inverse else forward_circuit(x)
     return net, [v.i for v in y]
 
 

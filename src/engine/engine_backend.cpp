@@ -392,8 +392,7 @@ private:
     static constexpr double kSplitMargin = 1.1;  // choose_arm
     static constexpr double kGpusTryRatio = 0.5;  // choose_arm
     // Under mu_: folds a finished piece's rate into the worker's (moving average).
-    void learn_rate(size_t w, size_t kind, size_t bytes, std::chrono::steady_clock::time_point t0) {
-        const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    void learn_rate(size_t w, size_t kind, size_t bytes, double sec) {
         if (sec <= 0) return;
         double& r = rate_[w * kRateKinds + kind];
         const double now = double(bytes) / sec;
@@ -548,10 +547,10 @@ void EngineBackend::worker_loop(size_t w) {
             job->done += count;
             const size_t bytes = job->piece_bytes(first, count);
             stats_.bytes[w] += bytes;
-            if (!inject && bytes >= kRatePieceMin) learn_rate(w, job->kind, bytes, t0);
-            if (!inject && !is_cpu(w)) {
-                job->gpu_bytes += double(bytes);
-                job->gpu_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (!inject) {
+                const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                if (bytes >= kRatePieceMin) learn_rate(w, job->kind, bytes, sec);
+                if (!is_cpu(w)) job->gpu_bytes += double(bytes), job->gpu_seconds += sec;
             }
             // Rates moved: a worker that declined (pick) may be the fastest idle one now.
             wake_others = opt_.guided && (job->next < job->nchunks || !job->again.empty());

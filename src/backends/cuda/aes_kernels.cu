@@ -298,7 +298,7 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
 // registers and runs 4 warps per scheduler instead of 2; ShiftRows trades 32 words per
 // round with the partner through a shuffle. A warp tile is 16 pairs x 32 blocks; pair k's
 // block j is tile * 512 + k + 16 j, so every 8-byte access of the warp covers 256
-// contiguous bytes. Aligned data only (launch_ctr), any length.
+// contiguous bytes. Aligned data only (launch_ctr, launch_ecb), any length.
 constexpr int kPairTile = 512;
 constexpr int kPairBlocksPerSm = 16;
 

@@ -145,6 +145,38 @@ BC_FN void bc_aes_bs_unpack(bc_u32 *s, bc_u8 *out, unsigned n) {
     }
 }
 
+/* Counter slices (bc_aes_bs_ctr_slice, bc_aes_bs_ctr_slice_pair): the 32 blocks of a
+ * batch are A + (j << lg), j = 0..31, so counter bits below lg are A's, bits lg..lg+4
+ * count j from L = bits lg..lg+4 of A, and the bits above are A's, flipped in the blocks
+ * with L + j >= 32 where A and A + 2^(lg+5) (bits below lg+5 cleared) differ. This returns
+ * those blocks' mask (carry) and the flips f; wrap32: only the low 32 bits count. */
+BC_FN bc_u32 bc_aes_bs_ctr_flips(const bc_u32 *a, int wrap32, int lg, bc_u32 *f) {
+    const bc_u32 L = (a[0] >> lg) & 31u;
+    const bc_u32 field = (1u << (lg + 5)) - 1u;
+    const bc_u32 v0 = a[0] & ~field, w0 = v0 + field + 1u;
+    f[0] = v0 ^ w0;
+    bc_u32 c = (bc_u32)(w0 < v0) & (bc_u32)(wrap32 == 0);
+    for (int k = 1; k < 4; ++k) {
+        const bc_u32 w = a[k] + c;
+        f[k] = a[k] ^ w;
+        c = (bc_u32)(w < c);
+    }
+    return (0u - (bc_u32)(L != 0u)) & (0xffffffffu << ((32u - L) & 31u));
+}
+
+/* The sliced word of counter bit i (bit j of the word: block j), as above. */
+BC_FN bc_u32 bc_aes_bs_ctr_word(const bc_u32 *a, const bc_u32 *f, bc_u32 carry, bc_u32 L, int lg, int i) {
+    const bc_u32 bit = (a[i >> 5] >> (i & 31)) & 1u;
+    if (i < lg) return 0u - bit;
+    if (i < lg + 5) {
+        const int k = i - lg;  /* the pattern "bit k of j", rotated by L */
+        const bc_u32 pat = k == 0 ? 0xaaaaaaaau : k == 1 ? 0xccccccccu : k == 2 ? 0xf0f0f0f0u
+                         : k == 3 ? 0xff00ff00u : 0xffff0000u;
+        return (pat >> L) | (pat << ((32u - L) & 31u));
+    }
+    return (0u - bit) ^ (carry & (0u - ((f[i >> 5] >> (i & 31)) & 1u)));
+}
+
 /* CTR counters straight into the bitsliced state, no transposition: block j of
  * the batch is the big-endian 128-bit value A + 32*j, a[0..3] the little-endian
  * 32-bit words of A (a[0] least significant); with wrap32 only the low 32 bits
@@ -155,35 +187,10 @@ BC_FN void bc_aes_bs_unpack(bc_u32 *s, bc_u8 *out, unsigned n) {
  * blocks with L + j >= 32) where A and A + 1024 (bits 0-9 cleared) differ.
  * ~3 operations per word instead of the adds, byte swaps and 4 transpositions. */
 BC_FN void bc_aes_bs_ctr_slice(bc_u32 *s, const bc_u32 *a, int wrap32) {
-    const bc_u32 L = (a[0] >> 5) & 31u;
-    const bc_u32 carry = (0u - (bc_u32)(L != 0u)) & (0xffffffffu << ((32u - L) & 31u));
     bc_u32 f[4];
-    {
-        const bc_u32 v0 = a[0] & ~0x3ffu, w0 = v0 + 1024u;
-        f[0] = v0 ^ w0;
-        bc_u32 c = (bc_u32)(w0 < v0) & (bc_u32)(wrap32 == 0);
-        for (int k = 1; k < 4; ++k) {
-            const bc_u32 w = a[k] + c;
-            f[k] = a[k] ^ w;
-            c = (bc_u32)(w < c);
-        }
-    }
+    const bc_u32 L = (a[0] >> 5) & 31u, carry = bc_aes_bs_ctr_flips(a, wrap32, 5, f);
     BC_AES_BS_UNROLL
-    for (int i = 0; i < 128; ++i) {
-        const int p = 15 - (i >> 3), b = i & 7;
-        const bc_u32 bit = (a[i >> 5] >> (i & 31)) & 1u;
-        bc_u32 w;
-        if (i < 5) {
-            w = 0u - bit;
-        } else if (i < 10) {
-            const bc_u32 pat = i == 5 ? 0xaaaaaaaau : i == 6 ? 0xccccccccu : i == 7 ? 0xf0f0f0f0u
-                             : i == 8 ? 0xff00ff00u : 0xffff0000u;
-            w = (pat >> L) | (pat << ((32u - L) & 31u));
-        } else {
-            w = (0u - bit) ^ (carry & (0u - ((f[i >> 5] >> (i & 31)) & 1u)));
-        }
-        s[8 * p + b] = w;
-    }
+    for (int i = 0; i < 128; ++i) s[8 * (15 - (i >> 3)) + (i & 7)] = bc_aes_bs_ctr_word(a, f, carry, L, 5, i);
 }
 
 /* ---------------------------------------------------------------- S-box */
@@ -796,46 +803,21 @@ BC_FN void bc_aes_bs_expand_masks(const bc_u32 *w, int rounds, bc_u32 *masks) {
  * BC_AES_BS_PAIR_SENT(i): the local byte sent as the i-th of the 4. */
 #define BC_AES_BS_PAIR_SENT(i) ((i) == 0 ? 1 : (i) == 1 ? 2 : (i) == 2 ? 6 : 7)
 
-/* CTR counters straight into a half's bitsliced state (as bc_aes_bs_ctr_slice, at the pair
- * layout's stride): block j of the pair's batch is the big-endian 128-bit value A + 16*j,
- * a[0..3] the little-endian 32-bit words of A (a[0] least significant); wrap32: only the
- * low 32 bits count (GCM's inc32). Half h keeps bytes 8h..8h+7, i.e. counter bits 64..127
- * (h = 0) or 0..63 (h = 1). Bits 0-3 are A's in every block; bits 4-8 those of (L + j) mod
- * 32, L = bits 4-8 of A; the bits above are A's, flipped in the blocks with L + j >= 32
- * where A and A + 512 (bits 0-8 cleared) differ. Both halves' words are formed and one is
- * selected, so the code does not branch on h. */
+/* CTR counters straight into a half's bitsliced state (bc_aes_bs_ctr_slice at the pair
+ * layout's stride, lg = 4): block j of the pair's batch is A + 16*j. Half h keeps bytes
+ * 8h..8h+7, i.e. counter bits 64..127 (h = 0) or 0..63 (h = 1); both halves' words are
+ * formed and one is selected, so the code does not branch on h. */
 BC_FN void bc_aes_bs_ctr_slice_pair(bc_u32 *s, const bc_u32 *a, int wrap32, int h) {
-    const bc_u32 L = (a[0] >> 4) & 31u;
-    const bc_u32 carry = (0u - (bc_u32)(L != 0u)) & (0xffffffffu << ((32u - L) & 31u));
     bc_u32 f[4];
-    {
-        const bc_u32 v0 = a[0] & ~0x1ffu, w0 = v0 + 512u;
-        f[0] = v0 ^ w0;
-        bc_u32 c = (bc_u32)(w0 < v0) & (bc_u32)(wrap32 == 0);
-        for (int k = 1; k < 4; ++k) {
-            const bc_u32 w = a[k] + c;
-            f[k] = a[k] ^ w;
-            c = (bc_u32)(w < c);
-        }
-    }
+    const bc_u32 L = (a[0] >> 4) & 31u, carry = bc_aes_bs_ctr_flips(a, wrap32, 4, f);
     const bc_u32 lo_half = 0u - (bc_u32)(h != 0);
     BC_AES_BS_UNROLL
     for (int q = 0; q < 8; ++q) {
         BC_AES_BS_UNROLL
         for (int b = 0; b < 8; ++b) {
             const int i = 8 * (7 - q) + b; /* the bit of byte 8 + q (h = 1); byte q is bit i + 64 */
-            bc_u32 lo;
-            if (i < 4) {
-                lo = 0u - ((a[0] >> i) & 1u);
-            } else if (i < 9) {
-                const bc_u32 pat = i == 4 ? 0xaaaaaaaau : i == 5 ? 0xccccccccu : i == 6 ? 0xf0f0f0f0u
-                                 : i == 7 ? 0xff00ff00u : 0xffff0000u;
-                lo = (pat >> L) | (pat << ((32u - L) & 31u));
-            } else {
-                lo = (0u - ((a[i >> 5] >> (i & 31)) & 1u)) ^ (carry & (0u - ((f[i >> 5] >> (i & 31)) & 1u)));
-            }
-            const int j = i + 64;
-            const bc_u32 hi = (0u - ((a[j >> 5] >> (j & 31)) & 1u)) ^ (carry & (0u - ((f[j >> 5] >> (j & 31)) & 1u)));
+            const bc_u32 lo = bc_aes_bs_ctr_word(a, f, carry, L, 4, i);
+            const bc_u32 hi = bc_aes_bs_ctr_word(a, f, carry, L, 4, i + 64);
             s[8 * q + b] = (lo & lo_half) | (hi & ~lo_half);
         }
     }

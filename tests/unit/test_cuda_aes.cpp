@@ -122,7 +122,8 @@ struct Variant {
 };
 const Variant kVariants[] = {
     {false, "bitsliced/plain", 0}, {false, "bitsliced/fk", 1}, {false, "bitsliced/fk-cs", 2},
-    {false, "bitsliced/cl", 3},    {false, "bitsliced/cle", 4}, {false, "bitsliced/pair", 5}, {true, "table", -1}};
+    {false, "bitsliced/cl", 3},    {false, "bitsliced/cle", 4}, {false, "bitsliced/pair", 5},
+    {false, "bitsliced/pair-cc", 6}, {true, "table", -1}};
 
 Env make_env(const char* alg, const Variant& v, std::mt19937& rng) {
 #if defined(BC_HAVE_CUDA)
@@ -167,9 +168,28 @@ TEST(CudaAesCore, FoldedMasksMatchPlainCore) {
     });
 }
 
+// Both halves of a lane pair on the host: the exchange the kernel does with a shuffle
+// (recv[h]: the partner's bytes BC_AES_BS_PAIR_SENT), and rounds r0..rounds after it.
+void pair_exchange_host(const uint32_t half[2][64], uint32_t recv[2][32]) {
+    for (int h = 0; h < 2; ++h)
+        for (int i = 0; i < 4; ++i)
+            for (int b = 0; b < 8; ++b) recv[h][8 * i + b] = half[1 - h][8 * BC_AES_BS_PAIR_SENT(i) + b];
+}
+
+void pair_rounds_host(uint32_t half[2][64], const bc::AesKeySchedule& ks, int r0) {
+    for (int r = r0; r <= ks.rounds; ++r) {
+        uint32_t recv[2][32];
+        for (int h = 0; h < 2; ++h) bc_aes_bs_pair_sub(half[h]);
+        pair_exchange_host(half, recv);
+        for (int h = 0; h < 2; ++h) {
+            if (r < ks.rounds) bc_aes_bs_pair_mix(half[h], recv[h], ks.bs + 128 * r, h);
+            else bc_aes_bs_pair_last(half[h], recv[h], ks.bs + 128 * r, h);
+        }
+    }
+}
+
 // The lane-pair core (variant "pair": two lanes share a batch, each with half the bytes)
-// against the plain core and the reference AES, on the host: both halves run in step and
-// the test does the exchange the kernel does with a shuffle.
+// against the plain core and the reference AES, on the host: both halves run in step.
 TEST(CudaAesCore, PairLayoutMatchesPlainCore) {
     for_random_batches(13, [](const bc::AesKeySchedule& ks, const Bytes& pt, const std::string& what) {
         Bytes want(512), got(512);
@@ -183,17 +203,7 @@ TEST(CudaAesCore, PairLayoutMatchesPlainCore) {
             bc_aes_bs_transpose32(half[h] + 32);
             for (int i = 0; i < 64; ++i) half[h][i] ^= ks.bs[64 * h + i];
         }
-        for (int r = 1; r <= ks.rounds; ++r) {
-            uint32_t recv[2][32];
-            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_sub(half[h]);
-            for (int h = 0; h < 2; ++h)
-                for (int i = 0; i < 4; ++i)
-                    for (int b = 0; b < 8; ++b) recv[h][8 * i + b] = half[1 - h][8 * BC_AES_BS_PAIR_SENT(i) + b];
-            for (int h = 0; h < 2; ++h) {
-                if (r < ks.rounds) bc_aes_bs_pair_mix(half[h], recv[h], ks.bs + 128 * r, h);
-                else bc_aes_bs_pair_last(half[h], recv[h], ks.bs + 128 * r, h);
-            }
-        }
+        pair_rounds_host(half, ks, 1);
         for (int h = 0; h < 2; ++h) {
             bc_aes_bs_transpose32(half[h]);
             bc_aes_bs_transpose32(half[h] + 32);
@@ -276,6 +286,49 @@ TEST(CudaAesCore, PairCtrSliceMatchesPackedCounters) {
         }
 }
 
+// Counter-mode caching on lane pairs (variant "pair-cc"): rounds 1-2 of a batch from the
+// constants of its tile's counter bytes 0-13, then the usual rounds, against the reference
+// AES of the same counter blocks. The constants come from another pair of the tile (the
+// kernel takes pair 0's), tiles end at most at the 2^16 edge, carries run through the words.
+TEST(CudaAesCore, PairCounterCacheMatchesReference) {
+    std::mt19937 rng(15);
+    for (int it = 0; it < 900; ++it)
+        for (int wrap = 0; wrap < 2; ++wrap) {
+            const size_t kl = 16 + 8 * (it % 3);
+            const Bytes key = random_bytes(kl, rng);
+            bc::AesKeySchedule ks;
+            ASSERT_TRUE(bc::aes_expand_key(key.data(), kl, &ks));
+            uint32_t t0[4];  // the tile's first counter: its 512 blocks stay below the next 2^16
+            random_counter(rng, it, t0);
+            const uint32_t low = it % 4 == 0 ? 0x10000u - 512 : static_cast<uint32_t>(rng() % (0x10000u - 511));
+            t0[0] = (t0[0] & 0xffff0000u) | low;
+            const uint32_t pair = rng() % 16, a[4] = {t0[0] + pair, t0[1], t0[2], t0[3]};
+            uint32_t st[2][64], recv[2][32], c[2][BC_AES_BS_CC_WORDS];
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_cc_round1(st[h], t0, ks.bs, h);
+            pair_exchange_host(st, recv);
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_mix(st[h], recv[h], ks.bs + 128, h);
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_cc_f(st[0], c[h], h);
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_cc_round2(st[h], h);
+            pair_exchange_host(st, recv);
+            for (int h = 0; h < 2; ++h) {
+                bc_aes_bs_pair_mix(st[h], recv[h], ks.bs + 256, h);
+                std::memcpy(c[h] + 32, st[h], sizeof st[h]);
+            }
+            uint32_t y[2][8];
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_cc_head(y[h], a, wrap, ks.bs, h);
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_cc_rounds12(st[h], y[h], y[1 - h], c[h], h);
+            pair_rounds_host(st, ks, 3);
+            const Bytes blk = counter_blocks(a, wrap, 16);
+            Bytes ks_bytes(512);
+            bc::aes_encrypt_blocks(ks, blk.data(), ks_bytes.data(), 32);
+            uint32_t want[128];
+            bc_aes_bs_pack(want, ks_bytes.data(), 32);
+            for (int h = 0; h < 2; ++h)
+                ASSERT_EQ(0, std::memcmp(want + 64 * h, st[h], sizeof st[h]))
+                    << "it " << it << " wrap " << wrap << " h " << h << " key bytes " << kl << " low " << low;
+        }
+}
+
 TEST(CudaAes, NoDeviceIsAStatusNotACrash) {
     if (have_cuda_device()) {
         std::unique_ptr<bc::Backend> b;
@@ -335,6 +388,68 @@ TEST(CudaAes, CtrMatchesHostCoreAtAnyOffset) {
                                          << " mem=" << mem;
                 }
         }
+}
+
+// Variant pair-cc with its counter cache at every size (the test hook; by default only jobs
+// of a whole wave of 4 tiles per warp use it): counters that cross multiples of 2^16 inside
+// tiles and between them, carries into the high bytes (CTR) and the 2^32 wrap (GCM's inc32),
+// in place and not, several tiles per warp, against the host core.
+TEST(CudaAes, PairCounterCacheAcrossCounterGroups) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(21);
+    struct Always {  // the hook and the variant back to their defaults however the test ends
+        Always() { bc::cuda::set_pair_cc_always(true); }
+        ~Always() {
+            bc::cuda::set_pair_cc_always(false);
+            bc::cuda::set_aes_bs_variant(-1);
+        }
+    } always;
+    const Variant cc{false, "bitsliced/pair-cc", bc::cuda::kAesBsPairCcVariant};
+    const size_t lens[] = {16 * 512 * 7 + 5, (3u << 20) + 48, (9u << 20) + 7};
+    for (const char* alg : {"aes-128-ctr", "aes-192-ctr", "aes-256-ctr"}) {
+        Env e = make_env(alg, cc, rng);
+        for (size_t len : lens)
+            for (int it = 0; it < 3; ++it) {
+                Bytes pt = random_bytes(len, rng), want(len), iv = random_bytes(16, rng);
+                std::memset(iv.data() + 8, 0xff, 6);  // a 2^16 crossing carries through the high bytes
+                const uint16_t low = it == 0 ? 0xffff : it == 1 ? 0xfe00 : static_cast<uint16_t>(rng());
+                iv[14] = uint8_t(low >> 8);
+                iv[15] = uint8_t(low);
+                const uint64_t offset = 16 * uint64_t(rng() % 70000);
+                bc::aes_ctr128(e.k1, iv.data(), offset, pt.data(), want.data(), len);
+                bc::CipherOp op;
+                op.iv = iv.data();
+                op.iv_len = 16;
+                op.offset = offset;
+                Bytes got = run_cipher(e, op, pt, true, it == 1, 0);
+                ASSERT_EQ(want, got) << alg << " len=" << len << " low=" << low << " off=" << offset;
+            }
+    }
+    for (const char* alg : {"aes-128-gcm", "aes-256-gcm"}) {
+        Env e = make_env(alg, cc, rng);
+        for (size_t len : lens)
+            for (int it = 0; it < 2; ++it) {
+                Bytes in = random_bytes(len, rng), want(len), ctr = random_bytes(16, rng);
+                const uint32_t c32 = it == 0 ? 0xffffffffu - 100000u : static_cast<uint32_t>(rng());
+                for (int i = 0; i < 4; ++i) ctr[12 + i] = uint8_t(c32 >> (24 - 8 * i));
+                bc::aes_ctr32(e.k1, ctr.data(), in.data(), want.data(), len);
+                bc::AeadChunkOp op;
+                op.dir = bc::Dir::Encrypt;
+                std::memcpy(op.ctr, ctr.data(), 16);
+                op.len = len;
+                uint8_t* d = nullptr;
+                ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&d), len));
+                cudaMemcpy(d, in.data(), len, cudaMemcpyHostToDevice);
+                op.in = op.out = d;
+                op.memory = BC_MEMORY_DEVICE;
+                bc::Status s = e.be->aead_chunk(e.km, *e.bk, op);
+                Bytes got(len);
+                cudaMemcpy(got.data(), d, len, cudaMemcpyDeviceToHost);
+                cudaFree(d);
+                ASSERT_TRUE(s.is_ok()) << s.detail;
+                ASSERT_EQ(want, got) << alg << " len=" << len << " ctr32=" << c32;
+            }
+    }
 }
 
 TEST(CudaAes, CbcMatchesHostCore) {

@@ -14,7 +14,9 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <atomic>
+#include <type_traits>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -132,34 +134,48 @@ struct Cipher<true, kDecrypt> {
 // Block at byte position pos (may be negative or run past len: those bytes read
 // as zero / are not written). kFast: the buffer is 16-byte aligned and every
 // pos is a multiple of 16, so whole blocks go as one 128-bit access.
-template <bool kFast>
+// kGuard = false: the caller knows the block is inside [0, len) (a whole tile), so no
+// byte-wise fallback is compiled in: inline next to each access, the fallbacks spread a tile's
+// hot loads and stores over tens of KB of code and the warps stall on instruction fetch.
+using Guarded = std::true_type;
+using Unguarded = std::false_type;
+
+template <bool kFast, bool kGuard = true>
 __device__ __forceinline__ void load_block(const uint8_t* p, int64_t pos, uint64_t len, uint32_t w[4]) {
-    if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
-        uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
+    if constexpr (kFast && !kGuard) {
+        const uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
         w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-        return;
-    }
-    for (int k = 0; k < 4; ++k) {
-        uint32_t x = 0;
-        for (int b = 0; b < 4; ++b) {
-            int64_t q = pos + 4 * k + b;
-            if (q >= 0 && (uint64_t)q < len) x |= (uint32_t)p[q] << (8 * b);
+    } else {
+        if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
+            const uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
+            w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
+            return;
         }
-        w[k] = x;
+        for (int k = 0; k < 4; ++k) {
+            uint32_t x = 0;
+            for (int b = 0; b < 4; ++b) {
+                int64_t q = pos + 4 * k + b;
+                if (q >= 0 && (uint64_t)q < len) x |= (uint32_t)p[q] << (8 * b);
+            }
+            w[k] = x;
+        }
     }
 }
-
-template <bool kFast>
+template <bool kFast, bool kGuard = true>
 __device__ __forceinline__ void store_block(uint8_t* p, int64_t pos, uint64_t len, const uint32_t w[4]) {
-    if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
+    if constexpr (kFast && !kGuard) {
         *reinterpret_cast<uint4*>(p + pos) = make_uint4(w[0], w[1], w[2], w[3]);
-        return;
-    }
-    for (int k = 0; k < 4; ++k)
-        for (int b = 0; b < 4; ++b) {
-            int64_t q = pos + 4 * k + b;
-            if (q >= 0 && (uint64_t)q < len) p[q] = (uint8_t)(w[k] >> (8 * b));
+    } else {
+        if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
+            *reinterpret_cast<uint4*>(p + pos) = make_uint4(w[0], w[1], w[2], w[3]);
+            return;
         }
+        for (int k = 0; k < 4; ++k)
+            for (int b = 0; b < 4; ++b) {
+                int64_t q = pos + 4 * k + b;
+                if (q >= 0 && (uint64_t)q < len) p[q] = (uint8_t)(w[k] >> (8 * b));
+            }
+    }
 }
 
 __device__ __forceinline__ uint64_t global_warp() {
@@ -181,18 +197,25 @@ __global__ void __launch_bounds__(kThreads) k_ecb(DevAesKey k, DevAesTables t, c
     for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
         uint32_t s[128];
         const uint64_t base = tile * kTile + lane;
+        const bool whole = kFast && (tile + 1) * kTile <= nblocks;  // warp-uniform
+        auto load_all = [&](auto guard) {
 #pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            uint32_t w[4];
-            load_block<kFast>(in, (int64_t)(16 * (base + 32 * j)), len, w);
-            s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
-        }
+            for (int j = 0; j < 32; ++j) {
+                uint32_t w[4];
+                load_block<kFast, decltype(guard)::value>(in, (int64_t)(16 * (base + 32 * j)), len, w);
+                s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
+            }
+        };
+        auto store_all = [&](auto guard) {
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+                uint32_t w[4] = {s[j], s[32 + j], s[64 + j], s[96 + j]};
+                store_block<kFast, decltype(guard)::value>(out, (int64_t)(16 * (base + 32 * j)), len, w);
+            }
+        };
+        if (whole) load_all(Unguarded{}); else load_all(Guarded{});
         c.run(s);
-#pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            uint32_t w[4] = {s[j], s[32 + j], s[64 + j], s[96 + j]};
-            store_block<kFast>(out, (int64_t)(16 * (base + 32 * j)), len, w);
-        }
+        if (whole) store_all(Unguarded{}); else store_all(Guarded{});
     }
 }
 
@@ -330,12 +353,11 @@ __device__ __forceinline__ void pair_exchange(const uint32_t* s, uint32_t* recv)
         for (int b = 0; b < 8; ++b) recv[8 * i + b] = __shfl_xor_sync(0xffffffffu, s[8 * BC_AES_BS_PAIR_SENT(i) + b], 16);
 }
 
-// Encrypts a half state in place (rk: the masks in shared memory, all rounds).
-__device__ __forceinline__ void pair_encrypt(uint32_t* s, const uint32_t* rk, int rounds, uint32_t h) {
-#pragma unroll
-    for (int i = 0; i < 64; ++i) s[i] ^= rk[64 * h + i];
+// Rounds r0..rounds of a half state after AddRoundKey r0 - 1 (rk: the masks in shared memory).
+// (The last round folded into the loop, one copy of the S-boxes less, measured 6 % slower.)
+__device__ __forceinline__ void pair_rounds(uint32_t* s, const uint32_t* rk, int r0, int rounds, uint32_t h) {
 #pragma unroll 1
-    for (int r = 1; r < rounds; ++r) {
+    for (int r = r0; r < rounds; ++r) {
         uint32_t recv[32];
         bc_aes_bs_pair_sub(s);
         pair_exchange(s, recv);
@@ -347,9 +369,47 @@ __device__ __forceinline__ void pair_encrypt(uint32_t* s, const uint32_t* rk, in
     bc_aes_bs_pair_last(s, recv, rk + 128 * rounds, (int)h);
 }
 
+// Encrypts a half state in place: AddRoundKey 0 and every round.
+__device__ __forceinline__ void pair_encrypt(uint32_t* s, const uint32_t* rk, int rounds, uint32_t h) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) s[i] ^= rk[64 * h + i];
+    pair_rounds(s, rk, 1, rounds, h);
+}
+
 __device__ __forceinline__ void pair_load_masks(uint32_t* sm, const DevAesKey& k) {
     for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
     __syncthreads();
+}
+
+// out = in ^ s over a lane's 32 half blocks (byte offsets pos + 256 j), 8 loads in flight.
+// A whole tile (warp-uniform) goes without bounds checks: with them, each access carries a
+// byte-wise fallback inline and the hot path spreads over ~68 KB of code (instruction fetch).
+__device__ __forceinline__ void pair_xor_tile(const uint8_t* in, uint8_t* out, uint64_t pos, uint64_t len, bool whole,
+                                              const uint32_t* s) {
+    if (whole) {
+#pragma unroll
+        for (int g = 0; g < 32; g += 8) {
+            uint2 d[8];
+#pragma unroll
+            for (int q = 0; q < 8; ++q) d[q] = __ldg(reinterpret_cast<const uint2*>(in + pos + 256 * (g + q)));
+#pragma unroll
+            for (int q = 0; q < 8; ++q)
+                *reinterpret_cast<uint2*>(out + pos + 256 * (g + q)) = make_uint2(d[q].x ^ s[g + q], d[q].y ^ s[32 + g + q]);
+        }
+        return;
+    }
+#pragma unroll
+    for (int g = 0; g < 32; g += 8) {
+        uint32_t d[8][2];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) load_half(in, pos + 256 * (g + q), len, d[q]);
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+            d[q][0] ^= s[g + q];
+            d[q][1] ^= s[32 + g + q];
+            store_half(out, pos + 256 * (g + q), len, d[q]);
+        }
+    }
 }
 
 // ECB encryption on lane pairs: the blocks' halves as loaded, 2 transpositions each way.
@@ -361,12 +421,18 @@ __global__ void __launch_bounds__(kThreads, 4) k_ecb_pair(DevAesKey k, const uin
     const uint64_t len = nblocks * 16;
     const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
     for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
-        const uint64_t base = tile * kPairTile + (lane & 15u);
+        const uint64_t base = tile * kPairTile + (lane & 15u), pos = 16 * base + 8 * h;
+        const bool whole = (tile + 1) * kPairTile <= nblocks;  // no bounds checks (pair_xor_tile)
         uint32_t s[64];
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
             uint32_t w[2];
-            load_half(in, 16 * (base + 16 * j) + 8 * h, len, w);
+            if (whole) {
+                const uint2 v = __ldg(reinterpret_cast<const uint2*>(in + pos + 256 * j));
+                w[0] = v.x; w[1] = v.y;
+            } else {
+                load_half(in, pos + 256 * j, len, w);
+            }
             s[j] = w[0];
             s[32 + j] = w[1];
         }
@@ -378,45 +444,99 @@ __global__ void __launch_bounds__(kThreads, 4) k_ecb_pair(DevAesKey k, const uin
 #pragma unroll
         for (int j = 0; j < 32; ++j) {
             const uint32_t w[2] = {s[j], s[32 + j]};
-            store_half(out, 16 * (base + 16 * j) + 8 * h, len, w);
+            if (whole) *reinterpret_cast<uint2*>(out + pos + 256 * j) = make_uint2(w[0], w[1]);
+            else store_half(out, pos + 256 * j, len, w);
         }
     }
 }
 
+// Counter-mode caching (variant "pair-cc", bc_aes_bs_pair_cc_* in aes_bitsliced.h): each
+// warp keeps the constants of rounds 1-2 for its tiles' counter bytes 0-13 in shared memory,
+// a half's BC_AES_BS_CC_WORDS words, padded so the halves' loads fall in different banks.
+constexpr int kPairCacheHalf = BC_AES_BS_CC_WORDS + 4;
+constexpr int kPairCacheWarp = 2 * kPairCacheHalf;
+constexpr size_t kPairCacheBytes = sizeof(uint32_t) * kPairCacheWarp * (kThreads / 32);
+
+// The constants for the counters sharing bytes 0-13 with a; every lane computes them (the
+// exchanges need the whole warp), lane pair 0 writes them. Out of line: about once per warp,
+// and inlined its 16 S-boxes would sit between the hot parts of the tile loop.
+__device__ __noinline__ void pair_cc_constants(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3,
+                                               const uint32_t* rk, uint32_t* cst, uint32_t h, uint32_t lane) {
+    const uint32_t a[4] = {a0, a1, a2, a3};
+    uint32_t s[64], recv[32];
+    bc_aes_bs_pair_cc_round1(s, a, rk, (int)h);
+    pair_exchange(s, recv);
+    bc_aes_bs_pair_mix(s, recv, rk + 128, (int)h);
+    __syncwarp();  // every lane is done with the previous constants
+    const bool writer = (lane & 15u) == 0;
+    if (writer && h == 0) {
+#pragma unroll
+        for (int hh = 0; hh < 2; ++hh) {
+            uint32_t f[32];
+            bc_aes_bs_pair_cc_f(s, f, hh);
+#pragma unroll
+            for (int i = 0; i < 32; ++i) cst[hh * kPairCacheHalf + i] = f[i];
+        }
+    }
+    bc_aes_bs_pair_cc_round2(s, (int)h);
+    pair_exchange(s, recv);
+    bc_aes_bs_pair_mix(s, recv, rk + 256, (int)h);
+    if (writer) {
+#pragma unroll
+        for (int i = 0; i < 64; ++i) cst[h * kPairCacheHalf + 32 + i] = s[i];
+    }
+    __syncwarp();
+}
+
+// cache != 0 (variant "pair-cc"): warp w takes tiles [ntiles w / W, ntiles (w + 1) / W) in a
+// row instead of every W-th, so its tiles share counter bytes 0-13 for 2^16 counters and
+// rounds 1-2 of a batch start from the constants (10 S-boxes instead of 32). A tile whose
+// 512 counters cross a multiple of 2^16 runs every round.
 template <bool kInc32>
 __global__ void __launch_bounds__(kThreads, 4) k_ctr_pair(DevAesKey k, Ctr ctr0, uint64_t first, const uint8_t* in,
-                                                           uint8_t* out, uint64_t len) {
+                                                           uint8_t* out, uint64_t len, int cache) {
     extern __shared__ uint32_t sm[];
     pair_load_masks(sm, k);
+    uint32_t* const cst = sm + (k.rounds + 1) * 128 + (threadIdx.x >> 5) * kPairCacheWarp;
     const uint32_t lane = threadIdx.x & 31u, h = lane >> 4;
     const uint64_t nks = (len + 15) / 16;
     const uint64_t ntiles = (nks + kPairTile - 1) / kPairTile;
-    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+    const uint64_t gw = global_warp(), nw = total_warps();
+    const uint64_t t_end = cache ? ntiles * (gw + 1) / nw : ntiles, step = cache ? 1 : nw;
+    const uint64_t low16 = ctr0.w[3] & 0xffffu;
+    uint64_t group = ~0ull;  // counter bits 16 and up (plus carries) of the cached constants
+    for (uint64_t tile = cache ? ntiles * gw / nw : gw; tile < t_end; tile += step) {
         const uint64_t base = tile * kPairTile + (lane & 15u);
-        uint32_t s[64];
+        uint32_t s[64], a[4];
         {
-            // block j: ctr0 + first + base + 16 j, built bitsliced (no transposition)
+            // block j: ctr0 + first + base + 16 j
             uint32_t w[4];
             ctr_plus<kInc32>(ctr0, first + base, w[0], w[1], w[2], w[3]);
-            const uint32_t a[4] = {w[3], w[2], w[1], w[0]};
-            bc_aes_bs_ctr_slice_pair(s, a, kInc32 ? 1 : 0, (int)h);
+            a[0] = w[3]; a[1] = w[2]; a[2] = w[1]; a[3] = w[0];
         }
-        pair_encrypt(s, sm, k.rounds, h);
+        const uint64_t pos = low16 + first + tile * kPairTile;  // the tile's first counter, bits 0-15 and carries
+        int r0 = 1;
+        if (cache && (pos & 0xffffu) <= 0x10000u - kPairTile) {  // warp-uniform
+            if ((pos >> 16) != group) {
+                pair_cc_constants(a[0], a[1], a[2], a[3], sm, cst, h, lane);
+                group = pos >> 16;
+            }
+            uint32_t y[8], recv[8];
+            bc_aes_bs_pair_cc_head(y, a, kInc32 ? 1 : 0, sm, (int)h);
+#pragma unroll
+            for (int b = 0; b < 8; ++b) recv[b] = __shfl_xor_sync(0xffffffffu, y[b], 16);
+            bc_aes_bs_pair_cc_rounds12(s, y, recv, cst + h * kPairCacheHalf, (int)h);
+            r0 = 3;
+        } else {
+            bc_aes_bs_ctr_slice_pair(s, a, kInc32 ? 1 : 0, (int)h);  // bitsliced, no transposition
+#pragma unroll
+            for (int i = 0; i < 64; ++i) s[i] ^= sm[64 * h + i];
+        }
+        pair_rounds(s, sm, r0, k.rounds, h);
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
-        // keystream word 2h of block j in s[j], word 2h + 1 in s[32 + j]; 8 loads in flight
-#pragma unroll
-        for (int g = 0; g < 32; g += 8) {
-            uint32_t d[8][2];
-#pragma unroll
-            for (int q = 0; q < 8; ++q) load_half(in, 16 * (base + 16 * (g + q)) + 8 * h, len, d[q]);
-#pragma unroll
-            for (int q = 0; q < 8; ++q) {
-                d[q][0] ^= s[g + q];
-                d[q][1] ^= s[32 + g + q];
-                store_half(out, 16 * (base + 16 * (g + q)) + 8 * h, len, d[q]);
-            }
-        }
+        // keystream word 2h of block j in s[j], word 2h + 1 in s[32 + j]
+        pair_xor_tile(in, out, 16 * base + 8 * h, len, (tile + 1) * kPairTile * 16 <= len, s);
     }
 }
 
@@ -447,12 +567,16 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables 
     for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
         uint32_t s[128];
         const uint64_t base = tile * kTile + lane;
+        const bool whole = kFast && (tile + 1) * kTile <= nblocks;  // warp-uniform
+        auto load_all = [&](auto guard) {
 #pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            uint32_t w[4];
-            load_block<kFast>(in, (int64_t)(16 * (base + 32 * j)), len, w);
-            s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
-        }
+            for (int j = 0; j < 32; ++j) {
+                uint32_t w[4];
+                load_block<kFast, decltype(guard)::value>(in, (int64_t)(16 * (base + 32 * j)), len, w);
+                s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
+            }
+        };
+        if (whole) load_all(Unguarded{}); else load_all(Guarded{});
         c.run(s);
         // The previous ciphertext block of block (j, lane) is held by lane - 1 at
         // the same j, or by lane 31 at j - 1; each lane re-reads only its own
@@ -461,27 +585,32 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables 
         load_block<false>(chain, (int64_t)(16 * tile), 16 * ntiles, carry);
         if (k.bs_variant >= 1) {
             // as in CTR: 8 ciphertext loads in flight, then their shuffles and stores
+            auto chain_all = [&](auto guard) {
+                constexpr bool kG = decltype(guard)::value;
 #pragma unroll
-            for (int g = 0; g < 32; g += 8) {
-                uint32_t cw[8][4];
+                for (int g = 0; g < 32; g += 8) {
+                    uint32_t cw[8][4];
 #pragma unroll
-                for (int q = 0; q < 8; ++q) load_block<kFast>(in, (int64_t)(16 * (base + 32 * (g + q))), len, cw[q]);
+                    for (int q = 0; q < 8; ++q)
+                        load_block<kFast, kG>(in, (int64_t)(16 * (base + 32 * (g + q))), len, cw[q]);
 #pragma unroll
-                for (int q = 0; q < 8; ++q) {
-                    const int j = g + q;
-                    const int64_t pos = (int64_t)(16 * (base + 32 * j));
-                    uint32_t pw[4];
+                    for (int q = 0; q < 8; ++q) {
+                        const int j = g + q;
+                        const int64_t pos = (int64_t)(16 * (base + 32 * j));
+                        uint32_t pw[4];
 #pragma unroll
-                    for (int e = 0; e < 4; ++e) {
-                        uint32_t up = __shfl_up_sync(0xffffffffu, cw[q][e], 1);
-                        uint32_t last = __shfl_sync(0xffffffffu, cw[q][e], 31);
-                        pw[e] = lane == 0 ? carry[e] : up;
-                        carry[e] = last;
+                        for (int e = 0; e < 4; ++e) {
+                            uint32_t up = __shfl_up_sync(0xffffffffu, cw[q][e], 1);
+                            uint32_t last = __shfl_sync(0xffffffffu, cw[q][e], 31);
+                            pw[e] = lane == 0 ? carry[e] : up;
+                            carry[e] = last;
+                        }
+                        uint32_t d[4] = {s[j] ^ pw[0], s[32 + j] ^ pw[1], s[64 + j] ^ pw[2], s[96 + j] ^ pw[3]};
+                        store_block<kFast, kG>(out, pos, len, d);
                     }
-                    uint32_t d[4] = {s[j] ^ pw[0], s[32 + j] ^ pw[1], s[64 + j] ^ pw[2], s[96 + j] ^ pw[3]};
-                    store_block<kFast>(out, pos, len, d);
                 }
-            }
+            };
+            if (whole) chain_all(Unguarded{}); else chain_all(Guarded{});
             continue;
         }
 #pragma unroll
@@ -576,22 +705,29 @@ __global__ void __launch_bounds__(kThreads) k_xts(DevAesKey k, DevAesTables t, c
             }
         }
         uint32_t s[128];
-        uint32_t tw[4] = {t0[0], t0[1], t0[2], t0[3]};
+        const bool whole = kFast && cnt == 32;  // per thread; each thread only touches its own blocks
+        auto load_all = [&](auto guard) {
+            uint32_t tw[4] = {t0[0], t0[1], t0[2], t0[3]};
 #pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            uint32_t w[4];
-            load_block<kFast>(src, 16 * j, 16 * cnt, w);
-            s[j] = w[0] ^ tw[0]; s[32 + j] = w[1] ^ tw[1]; s[64 + j] = w[2] ^ tw[2]; s[96 + j] = w[3] ^ tw[3];
-            xts_double(tw);
-        }
+            for (int j = 0; j < 32; ++j) {
+                uint32_t w[4];
+                load_block<kFast, decltype(guard)::value>(src, 16 * j, 16 * cnt, w);
+                s[j] = w[0] ^ tw[0]; s[32 + j] = w[1] ^ tw[1]; s[64 + j] = w[2] ^ tw[2]; s[96 + j] = w[3] ^ tw[3];
+                xts_double(tw);
+            }
+        };
+        auto store_all = [&](auto guard) {
+            uint32_t tw[4] = {t0[0], t0[1], t0[2], t0[3]};
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+                uint32_t w[4] = {s[j] ^ tw[0], s[32 + j] ^ tw[1], s[64 + j] ^ tw[2], s[96 + j] ^ tw[3]};
+                store_block<kFast, decltype(guard)::value>(dst, 16 * j, 16 * cnt, w);
+                xts_double(tw);
+            }
+        };
+        if (whole) load_all(Unguarded{}); else load_all(Guarded{});
         c.run(s);
-        tw[0] = t0[0]; tw[1] = t0[1]; tw[2] = t0[2]; tw[3] = t0[3];
-#pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            uint32_t w[4] = {s[j] ^ tw[0], s[32 + j] ^ tw[1], s[64 + j] ^ tw[2], s[96 + j] ^ tw[3]};
-            store_block<kFast>(dst, 16 * j, 16 * cnt, w);
-            xts_double(tw);
-        }
+        if (whole) store_all(Unguarded{}); else store_all(Guarded{});
     }
 }
 
@@ -612,6 +748,19 @@ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
 
 namespace {
 std::atomic<int> g_bs_variant{-2};  // -2: not decided yet; -1: default
+std::atomic<bool> g_pair_cc_always{false};
+
+// pair-cc's grid in waves of 4 blocks per SM, each warp taking its tiles in a row. One wave
+// measured best (H100, 1 GiB: 447 GB/s against 421 with 4 waves, 2026-11-23). Experiment
+// knob: BULKCRYPT_CUDA_PAIR_CC_WAVES=1..8, default 1.
+int pair_cc_waves() {
+    static const int w = [] {
+        const char* e = std::getenv("BULKCRYPT_CUDA_PAIR_CC_WAVES");
+        const int v = e ? std::atoi(e) : 1;
+        return v >= 1 && v <= 8 ? v : 1;
+    }();
+    return w;
+}
 
 int default_bs_variant() {
     static const int v = [] {
@@ -633,6 +782,7 @@ DevAesKey with_variant(const DevAesKey& k) {
 }
 }  // namespace
 
+void set_pair_cc_always(bool on) { g_pair_cc_always.store(on); }
 void set_aes_bs_variant(int v) { g_bs_variant.store(v >= 0 && v < kAesBsVariants ? v : -1); }
 int aes_bs_variant() {
     const int v = g_bs_variant.load();
@@ -646,6 +796,7 @@ const char* aes_bs_variant_name(int v) {
         case 3: return "cl";
         case 4: return "cle";
         case 5: return "pair";
+        case 6: return "pair-cc";
         default: return "?";
     }
 }
@@ -689,7 +840,7 @@ cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& key, const D
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, !encrypt);
 #define BC_ECB(T, D, F) k_ecb<T, D, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks)
-    if (!tab && encrypt && fast && k.bs_variant == kAesBsPairVariant) {
+    if (!tab && encrypt && fast && k.bs_variant >= kAesBsPairVariant) {
         const int pgrid = grid_for_tiles((nblocks + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
         k_ecb_pair<<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
         return cudaGetLastError();
@@ -718,10 +869,19 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, false);
 #define BC_CTR(T, F, I) k_ctr<T, F, I><<<grid, kThreads, sm, s>>>(k, t, c, first, shift, in, out, len)
-    if (!tab && fast && k.bs_variant == kAesBsPairVariant) {
-        const int pgrid = grid_for_tiles((nks + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
-        if (inc32) k_ctr_pair<true><<<pgrid, kThreads, sm, s>>>(k, c, first, in, out, len);
-        else k_ctr_pair<false><<<pgrid, kThreads, sm, s>>>(k, c, first, in, out, len);
+    if (!tab && fast && k.bs_variant >= kAesBsPairVariant) {
+        // pair-cc: pair_cc_waves() waves of 4 blocks per SM with at least 4 tiles per warp, so
+        // the constants are computed about once per 2^16 counters; smaller jobs run round robin.
+        const uint64_t ntiles = (nks + kPairTile - 1) / kPairTile, wave = (uint64_t)sh.sms * 4;
+        const uint64_t warps_wave = wave * (kThreads / 32);
+        const int cache = k.bs_variant == kAesBsPairCcVariant &&
+                          (g_pair_cc_always.load() || ntiles >= 4 * warps_wave * (uint64_t)pair_cc_waves());
+        const uint64_t cc_cap = wave * (uint64_t)pair_cc_waves();
+        const int pgrid = cache ? (int)std::min<uint64_t>(cc_cap, std::max<uint64_t>(1, ntiles / (4 * (kThreads / 32))))
+                                : grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+        const size_t psm = sm + kPairCacheBytes;
+        if (inc32) k_ctr_pair<true><<<pgrid, kThreads, psm, s>>>(k, c, first, in, out, len, cache);
+        else k_ctr_pair<false><<<pgrid, kThreads, psm, s>>>(k, c, first, in, out, len, cache);
         return cudaGetLastError();
     }
     if (tab) {

@@ -48,15 +48,24 @@ enum class AesImpl { Bitsliced, Table };
 //   4 "cle": cl's compact loop for encryption, the unrolled core for decryption
 //     (measured on the H100, 2026-11-22: compact encryption +19% for CTR, compact
 //     decryption -8% for CBC decryption; bench/NOTES.md).
-//   5 "pair" (default): cle, except aligned CTR, CTR32 (GCM) and ECB encryption, which run on lane
+//   5 "pair": cle, except aligned CTR, CTR32 (GCM) and ECB encryption, which run on lane
 //     pairs: two lanes share a batch, each with half its bytes (64 registers of state,
-//     4 warps per scheduler instead of 2; k_ctr_pair). H100, 2026-11-22: AES-128-CTR
-//     360 GB/s against cle's 306, GCM-256 196 against 172 (bench/NOTES.md).
+//     4 warps per scheduler instead of 2; k_ctr_pair). H100, 2026-11-23: AES-128-CTR
+//     410 GB/s against cle's 301 (bench/NOTES.md).
+//   6 "pair-cc" (default): pair, and CTR / CTR32 jobs of at least 4 tiles per warp of one
+//     wave cache the counters' constant bytes: rounds 1-2 of a batch start from constants
+//     computed once per 2^16 counters (bc_aes_bs_pair_cc_*: 10 S-boxes instead of 32).
+//     H100, 2026-11-23: AES-128-CTR 444-447 GB/s, GCM-256 211-213.
 // The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the
-// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|pair|0..5 (read once), else 5.
-constexpr int kAesBsVariants = 6;
-constexpr int kAesBsPairVariant = 5;
-constexpr int kAesBsDefaultVariant = 5;
+// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|pair|pair-cc|0..6 (read once),
+// else kAesBsDefaultVariant.
+constexpr int kAesBsVariants = 7;
+constexpr int kAesBsPairVariant = 5;  // this and every later variant run on lane pairs
+constexpr int kAesBsPairCcVariant = 6;
+constexpr int kAesBsDefaultVariant = 6;
+// Test hook: pair-cc caches counters at every job size (not only the large ones), so the
+// unit tests reach its path, tile edges and 2^16 crossings with small buffers.
+void set_pair_cc_always(bool on);
 void set_aes_bs_variant(int v);
 int aes_bs_variant();
 const char* aes_bs_variant_name(int v);

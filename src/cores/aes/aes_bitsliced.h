@@ -858,4 +858,146 @@ BC_FN void bc_aes_bs_pair_last(bc_u32 *s, const bc_u32 *recv, const BC_AES_BS_RK
     for (int i = 0; i < 64; ++i) s[i] ^= k[64 * h + i];
 }
 
+/* ---------------------------------------------------------------- CTR rounds 1-2 from constants */
+
+/* Counter-mode caching on lane pairs (variant "pair-cc"). In a tile of counters that does
+ * not cross a multiple of 2^16, bytes 0-13 of every counter block are equal and only bytes
+ * 14 and 15 vary. Through round 1, byte 15 reaches only column 0 (row 3) and byte 14 only
+ * column 1 (row 2); columns 2-3 stay constant, so in round 2 their S-boxes are constant
+ * too. MixColumns is linear, so per batch rounds 1-2 are the S-boxes S14, S15 of bytes 14
+ * and 15, round 1's bytes 0-7 as constants F plus small multiples of S14 and S15:
+ *   R1[0..3] = F ^ (S15, S15, 3 S15, 2 S15),  R1[4..7] = F ^ (S14, 3 S14, 2 S14, S14),
+ * the S-boxes of those 8 bytes, and round 2's output as constants G plus their multiples:
+ * 10 S-boxes instead of 32 (per half 1 + 4 instead of 16), the constants computed once per
+ * 2^16 counters (bc_aes_bs_pair_cc_round1/_f/_round2). Constant time: which path a tile
+ * takes depends on the counter only, which is public.
+ * Round 2: half 0's output columns 0 and 1 need the S-boxes of R1 bytes 0, 5 (rows 0, 1 of
+ * column 0) and 4, 3 (rows 0, 3 of column 1); half 1's columns 2 and 3 need 2, 7 (rows 2,
+ * 3) and 6, 1 (rows 2, 1). Taken in the order A0, B0, A1, B1 (BC_AES_BS_CC_SLOT), both
+ * halves' outputs are the same combinations, half 1's with rows m and m ^ 2 swapped:
+ *   v0 = 2A0 ^ 3B0, v1 = A0 ^ 2B0, v2 = A0 ^ B0, v3 = 3A0 ^ B0,
+ *   v4 = 2A1 ^ B1,  v5 = A1 ^ B1,  v6 = A1 ^ 3B1, v7 = 3A1 ^ 2B1,
+ * and the half's local byte q after round 2 is G[q] ^ v[q ^ 2h].
+ * A half's constants: BC_AES_BS_CC_WORDS words, F of its 4 slots (8 words each), then G of
+ * its 8 bytes. */
+#define BC_AES_BS_CC_WORDS 96
+#define BC_AES_BS_CC_SLOT(h, i) \
+    ((h) ? ((i) == 0 ? 2 : (i) == 1 ? 7 : (i) == 2 ? 6 : 1) : ((i) == 0 ? 0 : (i) == 1 ? 5 : (i) == 2 ? 4 : 3))
+
+/* Every one of the 32 blocks = the counter a (little-endian words), half h's bytes. */
+BC_FN void bc_aes_bs_pair_uniform(bc_u32 *s, const bc_u32 *a, int h) {
+    const bc_u32 lo_half = 0u - (bc_u32)(h != 0);
+    BC_AES_BS_UNROLL
+    for (int q = 0; q < 8; ++q) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            const int i = 8 * (7 - q) + b;
+            const bc_u32 lo = 0u - ((a[i >> 5] >> (i & 31)) & 1u);
+            const bc_u32 hi = 0u - ((a[2 + (i >> 5)] >> (i & 31)) & 1u);
+            s[8 * q + b] = (lo & lo_half) | (hi & ~lo_half);
+        }
+    }
+}
+
+/* Constants, step 1: round 1's SubBytes of the counter a with the S-boxes of bytes 14 and
+ * 15 cleared. Then the caller exchanges and runs bc_aes_bs_pair_mix with round key 1: half
+ * 0 then holds F (bc_aes_bs_pair_cc_f) and both halves R1 as round 2 needs it. */
+BC_FN void bc_aes_bs_pair_cc_round1(bc_u32 *s, const bc_u32 *a, const BC_AES_BS_RK_SPACE bc_u32 *k, int h) {
+    bc_aes_bs_pair_uniform(s, a, h);
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 64; ++i) s[i] ^= k[64 * h + i];
+    bc_aes_bs_pair_sub(s);
+    const bc_u32 keep = 0u - (bc_u32)(h == 0);
+    BC_AES_BS_UNROLL
+    for (int i = 48; i < 64; ++i) s[i] &= keep; /* half 1's local bytes 6, 7 = bytes 14, 15 */
+}
+
+/* F of half hh's 4 slots from half 0's state after step 1. */
+BC_FN void bc_aes_bs_pair_cc_f(const bc_u32 *s, bc_u32 *f, int hh) {
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) f[8 * i + b] = s[8 * BC_AES_BS_CC_SLOT(hh, i) + b];
+    }
+}
+
+/* Constants, step 2: round 2's SubBytes with the S-boxes of bytes 0-7 (half 0) cleared;
+ * then exchange and bc_aes_bs_pair_mix with round key 2 leave each half's G. */
+BC_FN void bc_aes_bs_pair_cc_round2(bc_u32 *s, int h) {
+    bc_aes_bs_pair_sub(s);
+    const bc_u32 keep = 0u - (bc_u32)(h != 0);
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 64; ++i) s[i] &= keep;
+}
+
+/* Per batch, first: y = the S-box of counter byte 14 + h after AddRoundKey 0, for the
+ * batch of bc_aes_bs_ctr_slice_pair(a, wrap32); the halves then swap y. */
+BC_FN void bc_aes_bs_pair_cc_head(bc_u32 *y, const bc_u32 *a, int wrap32, const BC_AES_BS_RK_SPACE bc_u32 *k, int h) {
+    bc_u32 f[4];
+    const bc_u32 L = (a[0] >> 4) & 31u, carry = bc_aes_bs_ctr_flips(a, wrap32, 4, f);
+    const bc_u32 hm = 0u - (bc_u32)(h != 0);
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        const bc_u32 c15 = bc_aes_bs_ctr_word(a, f, carry, L, 4, b);
+        const bc_u32 c14 = bc_aes_bs_ctr_word(a, f, carry, L, 4, 8 + b);
+        y[b] = ((c15 & hm) | (c14 & ~hm)) ^ k[112 + 8 * h + b];
+    }
+    bc_aes_bs_sbox(y);
+}
+
+/* Three times v (8 words): xtime(v) ^ v. */
+#define BC_AES_BS_X3(o, d, v)                                     \
+    do {                                                          \
+        BC_AES_BS_XTIME(d, v);                                    \
+        BC_AES_BS_UNROLL                                          \
+        for (int b_ = 0; b_ < 8; ++b_) (o)[b_] = (d)[b_] ^ (v)[b_]; \
+    } while (0)
+
+/* Per batch, then: rounds 1 and 2 (through AddRoundKey 2) into s, from this half's y (own),
+ * the partner's (recv) and this half's constants c. */
+BC_FN void bc_aes_bs_pair_cc_rounds12(bc_u32 *s, const bc_u32 *own, const bc_u32 *recv,
+                                      const BC_AES_BS_RK_SPACE bc_u32 *c, int h) {
+    const bc_u32 hm = 0u - (bc_u32)(h != 0);
+    bc_u32 s14[8], s15[8], d14[8], d15[8], t14[8], t15[8];
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        s14[b] = (recv[b] & hm) | (own[b] & ~hm);
+        s15[b] = (own[b] & hm) | (recv[b] & ~hm);
+    }
+    BC_AES_BS_X3(t14, d14, s14);
+    BC_AES_BS_X3(t15, d15, s15);
+    /* the slots' R1 bytes: half 0 (0, 5, 4, 3) = (S15, 3 S14, S14, 2 S15) ^ F;
+     * half 1 (2, 7, 6, 1) = (3 S15, S14, 2 S14, S15) ^ F */
+    bc_u32 u[4][8];
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        u[0][b] = c[b] ^ ((t15[b] & hm) | (s15[b] & ~hm));
+        u[1][b] = c[8 + b] ^ ((s14[b] & hm) | (t14[b] & ~hm));
+        u[2][b] = c[16 + b] ^ ((d14[b] & hm) | (s14[b] & ~hm));
+        u[3][b] = c[24 + b] ^ ((s15[b] & hm) | (d15[b] & ~hm));
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) bc_aes_bs_sbox(u[i]);
+    bc_u32 d[4][8], t[4][8];
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) BC_AES_BS_X3(t[i], d[i], u[i]);
+    bc_u32 v[8][8];
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        v[0][b] = d[0][b] ^ t[1][b];
+        v[1][b] = u[0][b] ^ d[1][b];
+        v[2][b] = u[0][b] ^ u[1][b];
+        v[3][b] = t[0][b] ^ u[1][b];
+        v[4][b] = d[2][b] ^ u[3][b];
+        v[5][b] = u[2][b] ^ u[3][b];
+        v[6][b] = u[2][b] ^ t[3][b];
+        v[7][b] = t[2][b] ^ d[3][b];
+    }
+    BC_AES_BS_UNROLL
+    for (int q = 0; q < 8; ++q) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) s[8 * q + b] = c[32 + 8 * q + b] ^ ((v[q ^ 2][b] & hm) | (v[q][b] & ~hm));
+    }
+}
+
 #endif /* BC_CORES_AES_BITSLICED_H */

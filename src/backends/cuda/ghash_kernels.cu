@@ -27,11 +27,14 @@ namespace bc {
 namespace cuda {
 namespace {
 
-constexpr int kJ = 16;                    // blocks per thread per group
+// blocks per thread per group: each thread pays one constant-time multiply (~1,700
+// operations) per kJ blocks, so kJ is as large as the window tables allow: 24 x 8 KB = 192 KB
+// of shared memory (227 KB per block on Hopper)
+constexpr int kJ = 24;
 constexpr int kT = 512;                   // threads per group block
 constexpr uint64_t kGroup = (uint64_t)kJ * kT;
 constexpr int kR = 256;                   // fan-in of the reduction levels
-constexpr int kLevels = 4;                // group spans 2^13 blocks; 2^13 * 256^3 >= 2^36
+constexpr int kLevels = 4;                // a group spans 12,288 blocks; 12,288 * 256^3 >= 2^36
 
 // Table layout (uint4 = one element, four big-endian words, GCM bit order:
 // the coefficient of x^0 is the top bit of word 0).
@@ -67,26 +70,27 @@ __device__ uint4 gf_mul_ct(uint4 a, uint4 b) {
     return make_uint4(z0, z1, z2, z3);
 }
 
+// Block blk as it lies in memory: four little-endian words (zero before the data and past len).
 template <bool kFast>
-__device__ __forceinline__ uint4 load_be_block(const uint8_t* p, int64_t blk, uint64_t len) {
+__device__ __forceinline__ uint4 load_le_block(const uint8_t* p, int64_t blk, uint64_t len) {
     if (blk < 0) return make_uint4(0, 0, 0, 0);
     const uint64_t pos = 16 * (uint64_t)blk;
-    if (kFast && pos + 16 <= len) {
-        uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
-        return make_uint4(__byte_perm(v.x, 0, 0x0123), __byte_perm(v.y, 0, 0x0123), __byte_perm(v.z, 0, 0x0123),
-                          __byte_perm(v.w, 0, 0x0123));
-    }
+    if (kFast && pos + 16 <= len) return __ldg(reinterpret_cast<const uint4*>(p + pos));
     uint32_t w[4];
     for (int k = 0; k < 4; ++k) {
         uint32_t x = 0;
         for (int b = 0; b < 4; ++b) {
             uint64_t q = pos + 4 * k + b;
-            x = (x << 8) | (q < len ? p[q] : 0u);
+            x |= (q < len ? (uint32_t)p[q] : 0u) << (8 * b);
         }
         w[k] = x;
     }
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
+
+// Bit position, in a little-endian word, of the k-th nibble (k = 0..7) of the same word read
+// big-endian (GCM's order): byte k / 2, its high nibble for even k.
+__host__ __device__ constexpr int le_nibble_shift(int k) { return 8 * (k >> 1) + ((k & 1) ? 0 : 4); }
 
 // XOR of v over the whole thread block; the result is valid in thread 0.
 template <int kThreadsPerBlock>
@@ -117,7 +121,9 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
     // LDS.64 takes the minimum 2 wavefronts (a 16-byte entry spans 4 banks, so
     // entries e and e+8 of a uint4 table collide: ~6-8 wavefronts per LDS.128
     // on random nibbles instead of 4).
-    extern __shared__ uint4 win[];  // variant 0: one uint4 table
+    // 128-byte aligned: a 16-entry plane of 8-byte halves is 128 bytes, so an entry's
+    // address is (nibble * 8) | (the plane's base), one LOP3 (planes, below).
+    extern __shared__ __align__(128) uint4 win[];  // variant 0: one uint4 table
     uint2* lo = reinterpret_cast<uint2*>(win);
     uint2* hi = lo + kWinElems;
     __shared__ uint4 red[kT / 32];
@@ -135,21 +141,44 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
     const uint4 mult = tables[kWinElems + (kT - 1 - t)];
     for (uint64_t g = blockIdx.x; g < ngroups; g += gridDim.x) {
         uint4 acc = make_uint4(0, 0, 0, 0);
+        // Blocks are loaded two iterations ahead: an iteration is ~200 instructions, about
+        // a DRAM latency at 4 warps per scheduler (ncu: long-scoreboard stalls otherwise).
+        const int64_t blk0 = (int64_t)(g * kGroup + t) - (int64_t)pad;
+        uint4 xa = load_le_block<kFast>(data, blk0, len), xb = load_le_block<kFast>(data, blk0 + kT, len);
 #pragma unroll 2
         for (int j = 0; j < kJ; ++j) {
-            const int64_t blk = (int64_t)(g * kGroup + (uint64_t)j * kT + t) - (int64_t)pad;
-            const uint4 x = load_be_block<kFast>(data, blk, len);
-            const uint32_t xw[4] = {x.x, x.y, x.z, x.w};
+            const uint4 x = xa;
+            xa = xb;
+            if (j + 2 < kJ) xb = load_le_block<kFast>(data, blk0 + (int64_t)(j + 2) * kT, len);
             if (planes) {
-                const uint2* lj = lo + (size_t)j * 32 * 16;
-                const uint2* hj = hi + (size_t)j * 32 * 16;
+                // Table w (w = 8q + k) takes nibble k of word q read big-endian, found in the
+                // little-endian word at le_nibble_shift(k): one shift gives nibble * 8 in bits
+                // 3-6, one LOP3 masks it and ORs the 128-byte aligned offset of table (j, w's
+                // block), and w * 128 goes into the load's immediate. No byte swaps.
+                const char* lj = reinterpret_cast<const char*>(lo);
+                const char* hj = reinterpret_cast<const char*>(hi);
+                const uint32_t joff = (uint32_t)j * 32 * 16 * 8;
+                const uint32_t xw[4] = {x.x, x.y, x.z, x.w};
+                // 8 lookups (16 loads) in flight before their XORs: shared-memory latency
 #pragma unroll
-                for (int w = 0; w < 32; ++w) {
-                    const uint32_t nib = (xw[w >> 3] >> (28 - 4 * (w & 7))) & 15u;
-                    const uint2 a = lj[w * 16 + nib], b = hj[w * 16 + nib];
-                    acc.x ^= a.x; acc.y ^= a.y; acc.z ^= b.x; acc.w ^= b.y;
+                for (int w0 = 0; w0 < 32; w0 += 8) {
+                    uint2 a[8], b[8];
+#pragma unroll
+                    for (int i = 0; i < 8; ++i) {
+                        const int w = w0 + i, sh = le_nibble_shift(w & 7);
+                        const uint32_t v = xw[w >> 3];
+                        const uint32_t off = ((sh >= 3 ? v >> (sh - 3) : v << (3 - sh)) & 0x78u) | joff;
+                        a[i] = *reinterpret_cast<const uint2*>(lj + off + 128 * w);
+                        b[i] = *reinterpret_cast<const uint2*>(hj + off + 128 * w);
+                    }
+#pragma unroll
+                    for (int i = 0; i < 8; ++i) {
+                        acc.x ^= a[i].x; acc.y ^= a[i].y; acc.z ^= b[i].x; acc.w ^= b[i].y;
+                    }
                 }
             } else {
+                const uint32_t xw[4] = {__byte_perm(x.x, 0, 0x0123), __byte_perm(x.y, 0, 0x0123),
+                                        __byte_perm(x.z, 0, 0x0123), __byte_perm(x.w, 0, 0x0123)};
                 const uint4* tj = win + (size_t)j * 32 * 16;
 #pragma unroll
                 for (int w = 0; w < 32; ++w) {

@@ -31,6 +31,7 @@ namespace {
 // operations) per kJ blocks, so kJ is as large as the window tables allow: 24 x 8 KB = 192 KB
 // of shared memory (227 KB per block on Hopper)
 constexpr int kJ = 24;
+static_assert(kJ >= 16, "the previous group's product takes 16 iterations of the lookup loop");
 constexpr int kT = 512;                   // threads per group block
 constexpr uint64_t kGroup = (uint64_t)kJ * kT;
 constexpr int kR = 256;                   // fan-in of the reduction levels
@@ -71,6 +72,25 @@ __device__ uint4 gf_mul_ct(uint4 a, uint4 b) {
 }
 
 // Block blk as it lies in memory: four little-endian words (zero before the data and past len).
+// Steps 8s .. 8s + 7 (s = 0..15) of gf_mul_ct's 128, on its state z (product so far) and v
+// (b times x^step): the same operations whatever the values. The group kernel spreads a
+// product over 16 iterations of its lookup loop this way.
+__device__ __forceinline__ void gf_mul_ct_steps(uint4& z, uint4& v, const uint4& a, int s) {
+    const uint32_t word = s < 8 ? (s < 4 ? a.x : a.y) : (s < 12 ? a.z : a.w);
+    uint32_t bits = word << ((s & 3) * 8);
+#pragma unroll
+    for (int i = 0; i < 8; ++i) {
+        const uint32_t m = (uint32_t)((int32_t)bits >> 31);
+        bits <<= 1;
+        z.x ^= v.x & m; z.y ^= v.y & m; z.z ^= v.z & m; z.w ^= v.w & m;
+        const uint32_t r = (uint32_t)((int32_t)(v.w << 31) >> 31) & 0xe1000000u;
+        v.w = __funnelshift_r(v.w, v.z, 1);
+        v.z = __funnelshift_r(v.z, v.y, 1);
+        v.y = __funnelshift_r(v.y, v.x, 1);
+        v.x = (v.x >> 1) ^ r;
+    }
+}
+
 template <bool kFast>
 __device__ __forceinline__ uint4 load_le_block(const uint8_t* p, int64_t blk, uint64_t len) {
     if (blk < 0) return make_uint4(0, 0, 0, 0);
@@ -139,8 +159,14 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
     __syncthreads();
     const int t = threadIdx.x;
     const uint4 mult = tables[kWinElems + (kT - 1 - t)];
+    // The previous group's sum times mult runs 8 steps per iteration of this group's lookup
+    // loop: done after the loop, as one block, every warp of the block would multiply at
+    // once after the barrier and leave the shared-memory pipe idle meanwhile.
+    uint4 pending = make_uint4(0, 0, 0, 0);
+    uint64_t pending_g = ngroups;  // none yet (uniform over the block)
     for (uint64_t g = blockIdx.x; g < ngroups; g += gridDim.x) {
         uint4 acc = make_uint4(0, 0, 0, 0);
+        uint4 z = make_uint4(0, 0, 0, 0), v = mult;
         // Blocks are loaded two iterations ahead: an iteration is ~200 instructions, about
         // a DRAM latency at 4 warps per scheduler (ncu: long-scoreboard stalls otherwise).
         const int64_t blk0 = (int64_t)(g * kGroup + t) - (int64_t)pad;
@@ -150,6 +176,7 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
             const uint4 x = xa;
             xa = xb;
             if (j + 2 < kJ) xb = load_le_block<kFast>(data, blk0 + (int64_t)(j + 2) * kT, len);
+            if (j < 16) gf_mul_ct_steps(z, v, pending, j);
             if (planes) {
                 // Table w (w = 8q + k) takes nibble k of word q read big-endian, found in the
                 // little-endian word at le_nibble_shift(k): one shift gives nibble * 8 in bits
@@ -187,9 +214,16 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
                 }
             }
         }
-        acc = gf_mul_ct(acc, mult);
-        const uint4 r = block_xor<kT>(acc, red);
-        if (t == 0) out[g] = r;
+        if (pending_g < ngroups) {
+            const uint4 r = block_xor<kT>(z, red);
+            if (t == 0) out[pending_g] = r;
+        }
+        pending = acc;
+        pending_g = g;
+    }
+    if (pending_g < ngroups) {
+        const uint4 r = block_xor<kT>(gf_mul_ct(pending, mult), red);
+        if (t == 0) out[pending_g] = r;
     }
 }
 

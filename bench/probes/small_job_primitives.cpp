@@ -2,6 +2,7 @@
 // locked read-modify-writes (the engine's job counters, the CPU backend's context pool),
 // a thread-local string clear (the C API's last error), and OpenSSL EVP's per-job calls.
 // Standalone, for hosts without a profiler:
+//   built as build/bench/small_job_primitives, or alone:
 //   g++ -O2 -std=c++17 bench/probes/small_job_primitives.cpp -lcrypto -o probe && ./probe
 #include <algorithm>
 #include <atomic>

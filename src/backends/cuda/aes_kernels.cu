@@ -14,7 +14,6 @@
 
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <atomic>
 #include <type_traits>
 #include <cstdlib>
@@ -142,15 +141,13 @@ using Unguarded = std::false_type;
 
 template <bool kFast, bool kGuard = true>
 __device__ __forceinline__ void load_block(const uint8_t* p, int64_t pos, uint64_t len, uint32_t w[4]) {
-    if constexpr (kFast && !kGuard) {
+    constexpr bool kChecked = kGuard || !kFast;  // unaligned data keeps the byte-wise path
+    if (kFast && (!kChecked || (pos >= 0 && (uint64_t)pos + 16 <= len))) {
         const uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
         w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-    } else {
-        if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
-            const uint4 v = __ldg(reinterpret_cast<const uint4*>(p + pos));
-            w[0] = v.x; w[1] = v.y; w[2] = v.z; w[3] = v.w;
-            return;
-        }
+        return;
+    }
+    if constexpr (kChecked) {
         for (int k = 0; k < 4; ++k) {
             uint32_t x = 0;
             for (int b = 0; b < 4; ++b) {
@@ -163,13 +160,12 @@ __device__ __forceinline__ void load_block(const uint8_t* p, int64_t pos, uint64
 }
 template <bool kFast, bool kGuard = true>
 __device__ __forceinline__ void store_block(uint8_t* p, int64_t pos, uint64_t len, const uint32_t w[4]) {
-    if constexpr (kFast && !kGuard) {
+    constexpr bool kChecked = kGuard || !kFast;  // unaligned data keeps the byte-wise path
+    if (kFast && (!kChecked || (pos >= 0 && (uint64_t)pos + 16 <= len))) {
         *reinterpret_cast<uint4*>(p + pos) = make_uint4(w[0], w[1], w[2], w[3]);
-    } else {
-        if (kFast && pos >= 0 && (uint64_t)pos + 16 <= len) {
-            *reinterpret_cast<uint4*>(p + pos) = make_uint4(w[0], w[1], w[2], w[3]);
-            return;
-        }
+        return;
+    }
+    if constexpr (kChecked) {
         for (int k = 0; k < 4; ++k)
             for (int b = 0; b < 4; ++b) {
                 int64_t q = pos + 4 * k + b;
@@ -324,25 +320,33 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
 // contiguous bytes. Aligned data only (launch_ctr, launch_ecb), any length.
 constexpr int kPairTile = 512;
 constexpr int kPairBlocksPerSm = 16;
+constexpr int kPairResidentPerSm = 4;  // blocks of kThreads at 128 registers (__launch_bounds__)
 
+// Half a block (8 bytes) at pos; kGuard as for load_block.
+template <bool kGuard = true>
 __device__ __forceinline__ void load_half(const uint8_t* p, uint64_t pos, uint64_t len, uint32_t w[2]) {
-    if (pos + 8 <= len) {
+    if (!kGuard || pos + 8 <= len) {
         const uint2 v = __ldg(reinterpret_cast<const uint2*>(p + pos));
         w[0] = v.x; w[1] = v.y;
         return;
     }
-    w[0] = w[1] = 0;
-    for (int b = 0; b < 8; ++b)
-        if (pos + b < len) w[b >> 2] |= (uint32_t)p[pos + b] << (8 * (b & 3));
+    if constexpr (kGuard) {
+        w[0] = w[1] = 0;
+        for (int b = 0; b < 8; ++b)
+            if (pos + b < len) w[b >> 2] |= (uint32_t)p[pos + b] << (8 * (b & 3));
+    }
 }
 
+template <bool kGuard = true>
 __device__ __forceinline__ void store_half(uint8_t* p, uint64_t pos, uint64_t len, const uint32_t w[2]) {
-    if (pos + 8 <= len) {
+    if (!kGuard || pos + 8 <= len) {
         *reinterpret_cast<uint2*>(p + pos) = make_uint2(w[0], w[1]);
         return;
     }
-    for (int b = 0; b < 8; ++b)
-        if (pos + b < len) p[pos + b] = (uint8_t)(w[b >> 2] >> (8 * (b & 3)));
+    if constexpr (kGuard) {
+        for (int b = 0; b < 8; ++b)
+            if (pos + b < len) p[pos + b] = (uint8_t)(w[b >> 2] >> (8 * (b & 3)));
+    }
 }
 
 // One round's exchange: recv[8i + b] = the partner's bit b of byte BC_AES_BS_PAIR_SENT(i).
@@ -369,10 +373,14 @@ __device__ __forceinline__ void pair_rounds(uint32_t* s, const uint32_t* rk, int
     bc_aes_bs_pair_last(s, recv, rk + 128 * rounds, (int)h);
 }
 
-// Encrypts a half state in place: AddRoundKey 0 and every round.
-__device__ __forceinline__ void pair_encrypt(uint32_t* s, const uint32_t* rk, int rounds, uint32_t h) {
+__device__ __forceinline__ void pair_add_key0(uint32_t* s, const uint32_t* rk, uint32_t h) {
 #pragma unroll
     for (int i = 0; i < 64; ++i) s[i] ^= rk[64 * h + i];
+}
+
+// Encrypts a half state in place: AddRoundKey 0 and every round.
+__device__ __forceinline__ void pair_encrypt(uint32_t* s, const uint32_t* rk, int rounds, uint32_t h) {
+    pair_add_key0(s, rk, h);
     pair_rounds(s, rk, 1, rounds, h);
 }
 
@@ -382,38 +390,29 @@ __device__ __forceinline__ void pair_load_masks(uint32_t* sm, const DevAesKey& k
 }
 
 // out = in ^ s over a lane's 32 half blocks (byte offsets pos + 256 j), 8 loads in flight.
-// A whole tile (warp-uniform) goes without bounds checks: with them, each access carries a
-// byte-wise fallback inline and the hot path spreads over ~68 KB of code (instruction fetch).
+// A whole tile (warp-uniform) goes without bounds checks (load_block).
 __device__ __forceinline__ void pair_xor_tile(const uint8_t* in, uint8_t* out, uint64_t pos, uint64_t len, bool whole,
                                               const uint32_t* s) {
-    if (whole) {
+    auto xor_all = [&](auto guard) {
+        constexpr bool kG = decltype(guard)::value;
 #pragma unroll
         for (int g = 0; g < 32; g += 8) {
-            uint2 d[8];
+            uint32_t d[8][2];
 #pragma unroll
-            for (int q = 0; q < 8; ++q) d[q] = __ldg(reinterpret_cast<const uint2*>(in + pos + 256 * (g + q)));
+            for (int q = 0; q < 8; ++q) load_half<kG>(in, pos + 256 * (g + q), len, d[q]);
 #pragma unroll
-            for (int q = 0; q < 8; ++q)
-                *reinterpret_cast<uint2*>(out + pos + 256 * (g + q)) = make_uint2(d[q].x ^ s[g + q], d[q].y ^ s[32 + g + q]);
+            for (int q = 0; q < 8; ++q) {
+                d[q][0] ^= s[g + q];
+                d[q][1] ^= s[32 + g + q];
+                store_half<kG>(out, pos + 256 * (g + q), len, d[q]);
+            }
         }
-        return;
-    }
-#pragma unroll
-    for (int g = 0; g < 32; g += 8) {
-        uint32_t d[8][2];
-#pragma unroll
-        for (int q = 0; q < 8; ++q) load_half(in, pos + 256 * (g + q), len, d[q]);
-#pragma unroll
-        for (int q = 0; q < 8; ++q) {
-            d[q][0] ^= s[g + q];
-            d[q][1] ^= s[32 + g + q];
-            store_half(out, pos + 256 * (g + q), len, d[q]);
-        }
-    }
+    };
+    if (whole) xor_all(Unguarded{}); else xor_all(Guarded{});
 }
 
 // ECB encryption on lane pairs: the blocks' halves as loaded, 2 transpositions each way.
-__global__ void __launch_bounds__(kThreads, 4) k_ecb_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
+__global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ecb_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
                                                            uint64_t nblocks) {
     extern __shared__ uint32_t sm[];
     pair_load_masks(sm, k);
@@ -422,31 +421,31 @@ __global__ void __launch_bounds__(kThreads, 4) k_ecb_pair(DevAesKey k, const uin
     const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
     for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
         const uint64_t base = tile * kPairTile + (lane & 15u), pos = 16 * base + 8 * h;
-        const bool whole = (tile + 1) * kPairTile <= nblocks;  // no bounds checks (pair_xor_tile)
+        const bool whole = (tile + 1) * kPairTile <= nblocks;  // warp-uniform: no bounds checks
         uint32_t s[64];
+        auto load_all = [&](auto guard) {
 #pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            uint32_t w[2];
-            if (whole) {
-                const uint2 v = __ldg(reinterpret_cast<const uint2*>(in + pos + 256 * j));
-                w[0] = v.x; w[1] = v.y;
-            } else {
-                load_half(in, pos + 256 * j, len, w);
+            for (int j = 0; j < 32; ++j) {
+                uint32_t w[2];
+                load_half<decltype(guard)::value>(in, pos + 256 * j, len, w);
+                s[j] = w[0];
+                s[32 + j] = w[1];
             }
-            s[j] = w[0];
-            s[32 + j] = w[1];
-        }
+        };
+        auto store_all = [&](auto guard) {
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+                const uint32_t w[2] = {s[j], s[32 + j]};
+                store_half<decltype(guard)::value>(out, pos + 256 * j, len, w);
+            }
+        };
+        if (whole) load_all(Unguarded{}); else load_all(Guarded{});
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
         pair_encrypt(s, sm, k.rounds, h);
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
-#pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            const uint32_t w[2] = {s[j], s[32 + j]};
-            if (whole) *reinterpret_cast<uint2*>(out + pos + 256 * j) = make_uint2(w[0], w[1]);
-            else store_half(out, pos + 256 * j, len, w);
-        }
+        if (whole) store_all(Unguarded{}); else store_all(Guarded{});
     }
 }
 
@@ -488,13 +487,13 @@ __device__ __noinline__ void pair_cc_constants(uint32_t a0, uint32_t a1, uint32_
     __syncwarp();
 }
 
-// cache != 0 (variant "pair-cc"): warp w takes tiles [ntiles w / W, ntiles (w + 1) / W) in a
+// cache (variant "pair-cc"): warp w takes tiles [ntiles w / W, ntiles (w + 1) / W) in a
 // row instead of every W-th, so its tiles share counter bytes 0-13 for 2^16 counters and
 // rounds 1-2 of a batch start from the constants (10 S-boxes instead of 32). A tile whose
 // 512 counters cross a multiple of 2^16 runs every round.
 template <bool kInc32>
-__global__ void __launch_bounds__(kThreads, 4) k_ctr_pair(DevAesKey k, Ctr ctr0, uint64_t first, const uint8_t* in,
-                                                           uint8_t* out, uint64_t len, int cache) {
+__global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ctr_pair(DevAesKey k, Ctr ctr0, uint64_t first, const uint8_t* in,
+                                                           uint8_t* out, uint64_t len, bool cache) {
     extern __shared__ uint32_t sm[];
     pair_load_masks(sm, k);
     uint32_t* const cst = sm + (k.rounds + 1) * 128 + (threadIdx.x >> 5) * kPairCacheWarp;
@@ -529,8 +528,7 @@ __global__ void __launch_bounds__(kThreads, 4) k_ctr_pair(DevAesKey k, Ctr ctr0,
             r0 = 3;
         } else {
             bc_aes_bs_ctr_slice_pair(s, a, kInc32 ? 1 : 0, (int)h);  // bitsliced, no transposition
-#pragma unroll
-            for (int i = 0; i < 64; ++i) s[i] ^= sm[64 * h + i];
+            pair_add_key0(s, sm, h);
         }
         pair_rounds(s, sm, r0, k.rounds, h);
         bc_aes_bs_transpose32(s);
@@ -870,15 +868,15 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
     const size_t sm = BC_SMEM(tab, false);
 #define BC_CTR(T, F, I) k_ctr<T, F, I><<<grid, kThreads, sm, s>>>(k, t, c, first, shift, in, out, len)
     if (!tab && fast && k.bs_variant >= kAesBsPairVariant) {
-        // pair-cc: pair_cc_waves() waves of 4 blocks per SM with at least 4 tiles per warp, so
-        // the constants are computed about once per 2^16 counters; smaller jobs run round robin.
-        const uint64_t ntiles = (nks + kPairTile - 1) / kPairTile, wave = (uint64_t)sh.sms * 4;
-        const uint64_t warps_wave = wave * (kThreads / 32);
-        const int cache = k.bs_variant == kAesBsPairCcVariant &&
-                          (g_pair_cc_always.load() || ntiles >= 4 * warps_wave * (uint64_t)pair_cc_waves());
-        const uint64_t cc_cap = wave * (uint64_t)pair_cc_waves();
-        const int pgrid = cache ? (int)std::min<uint64_t>(cc_cap, std::max<uint64_t>(1, ntiles / (4 * (kThreads / 32))))
-                                : grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+        // pair-cc: pair_cc_waves() waves of resident blocks with at least kMinRun tiles per
+        // warp, so the constants are computed about once per 2^16 counters; smaller jobs run
+        // round robin (the test hook takes the cache at any size, with fewer warps).
+        constexpr uint64_t kMinRun = 4;
+        const uint64_t ntiles = (nks + kPairTile - 1) / kPairTile;
+        const int per_sm = kPairResidentPerSm * pair_cc_waves();
+        const uint64_t warps = (uint64_t)sh.sms * per_sm * (kThreads / 32);
+        const bool cache = k.bs_variant == kAesBsPairCcVariant && (g_pair_cc_always.load() || ntiles >= kMinRun * warps);
+        const int pgrid = cache ? grid_for_tiles(ntiles / kMinRun, sh, per_sm) : grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
         const size_t psm = sm + kPairCacheBytes;
         if (inc32) k_ctr_pair<true><<<pgrid, kThreads, psm, s>>>(k, c, first, in, out, len, cache);
         else k_ctr_pair<false><<<pgrid, kThreads, psm, s>>>(k, c, first, in, out, len, cache);

@@ -49,29 +49,6 @@ __device__ __forceinline__ uint4 gf_xor(uint4 a, uint4 b) {
     return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
 }
 
-// a * b, both possibly secret: 128 steps, the same operations whatever the values.
-__device__ uint4 gf_mul_ct(uint4 a, uint4 b) {
-    uint32_t z0 = 0, z1 = 0, z2 = 0, z3 = 0;
-    uint32_t v0 = b.x, v1 = b.y, v2 = b.z, v3 = b.w;
-    const uint32_t aw[4] = {a.x, a.y, a.z, a.w};
-#pragma unroll
-    for (int w = 0; w < 4; ++w) {
-        const uint32_t word = aw[w];
-#pragma unroll 8
-        for (int i = 31; i >= 0; --i) {
-            const uint32_t m = (uint32_t)((int32_t)(word << (31 - i)) >> 31);
-            z0 ^= v0 & m; z1 ^= v1 & m; z2 ^= v2 & m; z3 ^= v3 & m;
-            const uint32_t r = (uint32_t)((int32_t)(v3 << 31) >> 31) & 0xe1000000u;
-            v3 = __funnelshift_r(v3, v2, 1);
-            v2 = __funnelshift_r(v2, v1, 1);
-            v1 = __funnelshift_r(v1, v0, 1);
-            v0 = (v0 >> 1) ^ r;
-        }
-    }
-    return make_uint4(z0, z1, z2, z3);
-}
-
-// Block blk as it lies in memory: four little-endian words (zero before the data and past len).
 // Steps 8s .. 8s + 7 (s = 0..15) of gf_mul_ct's 128, on its state z (product so far) and v
 // (b times x^step): the same operations whatever the values. The group kernel spreads a
 // product over 16 iterations of its lookup loop this way.
@@ -91,6 +68,15 @@ __device__ __forceinline__ void gf_mul_ct_steps(uint4& z, uint4& v, const uint4&
     }
 }
 
+// a * b, both possibly secret: 128 steps, the same operations whatever the values.
+__device__ uint4 gf_mul_ct(uint4 a, uint4 b) {
+    uint4 z = make_uint4(0, 0, 0, 0), v = b;
+#pragma unroll 4
+    for (int s = 0; s < 16; ++s) gf_mul_ct_steps(z, v, a, s);
+    return z;
+}
+
+// Block blk as it lies in memory: four little-endian words (zero before the data and past len).
 template <bool kFast>
 __device__ __forceinline__ uint4 load_le_block(const uint8_t* p, int64_t blk, uint64_t len) {
     if (blk < 0) return make_uint4(0, 0, 0, 0);

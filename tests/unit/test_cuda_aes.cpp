@@ -452,14 +452,23 @@ TEST(CudaAes, PairCounterCacheAcrossCounterGroups) {
     }
 }
 
+// Every size both ways; CBC decryption of several aligned tiles of 1024 blocks also with the
+// chaining values read again from global memory (test hook) instead of the tile's ciphertext
+// kept in shared memory.
 TEST(CudaAes, CbcMatchesHostCore) {
     REQUIRE_CUDA();
     std::mt19937 rng(3);
+    std::vector<size_t> sizes(std::begin(kBlocks), std::end(kBlocks));
+    sizes.insert(sizes.end(), {2048, 3 * 1024 + 100});
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-cbc", "aes-256-cbc"}) {
             Env e = make_env(alg, v, rng);
-            for (size_t nb : kBlocks)
-                for (int mem = 0; mem < 4; ++mem) {
+            for (size_t nb : sizes)
+                for (int mem = 0; mem < 6; ++mem) {
+                    const bool reload = mem >= 4;  // device memory, in place or not
+                    if (reload && nb < 1024) continue;
+                    bc::cuda::set_cbc_reload_chain(reload);
+                    const bool device = reload || (mem & 1), in_place = mem & 2;
                     Bytes pt = random_bytes(16 * nb, rng), ct(pt.size()), iv = random_bytes(16, rng);
                     uint8_t chain[16];
                     std::memcpy(chain, iv.data(), 16);
@@ -468,10 +477,11 @@ TEST(CudaAes, CbcMatchesHostCore) {
                     op.iv = iv.data();
                     op.iv_len = 16;
                     op.dir = bc::Dir::Decrypt;
-                    ASSERT_EQ(pt, run_cipher(e, op, ct, mem & 1, mem & 2, nb % 4))
+                    EXPECT_EQ(pt, run_cipher(e, op, ct, device, in_place, nb % 4))
                         << v.name << " " << alg << " dec nb=" << nb << " mem=" << mem;
+                    bc::cuda::set_cbc_reload_chain(false);
                     op.dir = bc::Dir::Encrypt;
-                    ASSERT_EQ(ct, run_cipher(e, op, pt, mem & 1, mem & 2, 1))
+                    ASSERT_EQ(ct, run_cipher(e, op, pt, device, in_place, 1))
                         << v.name << " " << alg << " enc nb=" << nb << " mem=" << mem;
                 }
         }
@@ -483,7 +493,12 @@ TEST(CudaAes, XtsManyUnitsAndStealing) {
     struct Shape { size_t len, unit; };
     const Shape shapes[] = {{16, 0}, {17, 0}, {31, 0}, {512, 512}, {4096 * 9, 512}, {4096 * 9 + 100, 4096},
                             {4096 * 33, 4096}, {16 * 70001 + 5, 0}, {520 * 7, 520}, {16 * 1025, 0},
-                            {512 * 1000 + 48, 512}};
+                            {512 * 1000 + 48, 512},
+                            // encryption on lane pairs (units of 16 k blocks): units smaller than a
+                            // tile of 512 blocks, tiles starting inside units (tile tweaks from the
+                            // alpha tables, level 1 too), a short last unit, stealing after it
+                            {256 * 67, 256}, {768 * 41 + 16 * 5, 768}, {16640 * 9 + 16 * 37 + 9, 16640},
+                            {16 * 4096, 0}, {640000 * 2 + 16 * 3, 640000}};
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-xts", "aes-256-xts"}) {
             Env e = make_env(alg, v, rng);

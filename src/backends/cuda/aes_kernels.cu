@@ -181,6 +181,34 @@ __device__ __forceinline__ uint64_t total_warps() { return ((uint64_t)gridDim.x 
 
 // ---------------------------------------------------------------- ECB
 
+// A lane's 32 blocks of a tile (base + 32 j) as s[32 w + j] = word w of block j, and back;
+// a whole tile (warp-uniform) without bounds checks.
+template <bool kFast>
+__device__ __forceinline__ void tile_load(const uint8_t* in, uint64_t base, uint64_t len, bool whole, uint32_t* s) {
+    auto load_all = [&](auto guard) {
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[4];
+            load_block<kFast, decltype(guard)::value>(in, (int64_t)(16 * (base + 32 * j)), len, w);
+            s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
+        }
+    };
+    if (whole) load_all(Unguarded{}); else load_all(Guarded{});
+}
+
+template <bool kFast>
+__device__ __forceinline__ void tile_store(uint8_t* out, uint64_t base, uint64_t len, bool whole, const uint32_t* s) {
+    auto store_all = [&](auto guard) {
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[4] = {s[j], s[32 + j], s[64 + j], s[96 + j]};
+            store_block<kFast, decltype(guard)::value>(out, (int64_t)(16 * (base + 32 * j)), len, w);
+        }
+    };
+    if (whole) store_all(Unguarded{}); else store_all(Guarded{});
+}
+
+
 template <bool kTable, bool kDecrypt, bool kFast>
 __global__ void __launch_bounds__(kThreads) k_ecb(DevAesKey k, DevAesTables t, const uint8_t* in,
                                                    uint8_t* out, uint64_t nblocks) {
@@ -194,24 +222,9 @@ __global__ void __launch_bounds__(kThreads) k_ecb(DevAesKey k, DevAesTables t, c
         uint32_t s[128];
         const uint64_t base = tile * kTile + lane;
         const bool whole = kFast && (tile + 1) * kTile <= nblocks;  // warp-uniform
-        auto load_all = [&](auto guard) {
-#pragma unroll
-            for (int j = 0; j < 32; ++j) {
-                uint32_t w[4];
-                load_block<kFast, decltype(guard)::value>(in, (int64_t)(16 * (base + 32 * j)), len, w);
-                s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
-            }
-        };
-        auto store_all = [&](auto guard) {
-#pragma unroll
-            for (int j = 0; j < 32; ++j) {
-                uint32_t w[4] = {s[j], s[32 + j], s[64 + j], s[96 + j]};
-                store_block<kFast, decltype(guard)::value>(out, (int64_t)(16 * (base + 32 * j)), len, w);
-            }
-        };
-        if (whole) load_all(Unguarded{}); else load_all(Guarded{});
+        tile_load<kFast>(in, base, len, whole, s);
         c.run(s);
-        if (whole) store_all(Unguarded{}); else store_all(Guarded{});
+        tile_store<kFast>(out, base, len, whole, s);
     }
 }
 
@@ -411,6 +424,34 @@ __device__ __forceinline__ void pair_xor_tile(const uint8_t* in, uint8_t* out, u
     if (whole) xor_all(Unguarded{}); else xor_all(Guarded{});
 }
 
+// A lane's 32 half blocks (byte offsets pos + 256 j) as loaded: word 2h of block j in s[j],
+// word 2h + 1 in s[32 + j]; and back. A whole tile (warp-uniform) goes without bounds checks.
+__device__ __forceinline__ void pair_load_tile(const uint8_t* in, uint64_t pos, uint64_t len, bool whole,
+                                               uint32_t* s) {
+    auto load_all = [&](auto guard) {
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            uint32_t w[2];
+            load_half<decltype(guard)::value>(in, pos + 256 * j, len, w);
+            s[j] = w[0];
+            s[32 + j] = w[1];
+        }
+    };
+    if (whole) load_all(Unguarded{}); else load_all(Guarded{});
+}
+
+__device__ __forceinline__ void pair_store_tile(uint8_t* out, uint64_t pos, uint64_t len, bool whole,
+                                                const uint32_t* s) {
+    auto store_all = [&](auto guard) {
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            const uint32_t w[2] = {s[j], s[32 + j]};
+            store_half<decltype(guard)::value>(out, pos + 256 * j, len, w);
+        }
+    };
+    if (whole) store_all(Unguarded{}); else store_all(Guarded{});
+}
+
 // ECB encryption on lane pairs: the blocks' halves as loaded, 2 transpositions each way.
 __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ecb_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
                                                            uint64_t nblocks) {
@@ -423,29 +464,13 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ecb_pair(DevAe
         const uint64_t base = tile * kPairTile + (lane & 15u), pos = 16 * base + 8 * h;
         const bool whole = (tile + 1) * kPairTile <= nblocks;  // warp-uniform: no bounds checks
         uint32_t s[64];
-        auto load_all = [&](auto guard) {
-#pragma unroll
-            for (int j = 0; j < 32; ++j) {
-                uint32_t w[2];
-                load_half<decltype(guard)::value>(in, pos + 256 * j, len, w);
-                s[j] = w[0];
-                s[32 + j] = w[1];
-            }
-        };
-        auto store_all = [&](auto guard) {
-#pragma unroll
-            for (int j = 0; j < 32; ++j) {
-                const uint32_t w[2] = {s[j], s[32 + j]};
-                store_half<decltype(guard)::value>(out, pos + 256 * j, len, w);
-            }
-        };
-        if (whole) load_all(Unguarded{}); else load_all(Guarded{});
+        pair_load_tile(in, pos, len, whole, s);
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
         pair_encrypt(s, sm, k.rounds, h);
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
-        if (whole) store_all(Unguarded{}); else store_all(Guarded{});
+        pair_store_tile(out, pos, len, whole, s);
     }
 }
 
@@ -553,11 +578,19 @@ __global__ void k_cbc_gather(uint4 iv, const uint8_t* in, uint8_t* chain, uint64
     store_block<false>(chain, (int64_t)(16 * t), 16 * ntiles, w);
 }
 
-template <bool kTable, bool kFast>
+// kSaved: each warp also keeps its tile's ciphertext in shared memory as it loads it (16 KB,
+// kCbcSavedBytes a block), and the chaining values come from there after the cipher. Without
+// (a device whose blocks cannot have that much shared memory) the ciphertext is read again
+// from global memory and passed one lane on by shuffles: measured 283 GB/s against ECB
+// decryption's 345 (H100, 2026-11-23), the reloads' latency showing at 2 warps a scheduler.
+constexpr size_t kCbcSavedBytes = sizeof(uint4) * kTile * (kThreads / 32);
+
+template <bool kTable, bool kFast, bool kSaved>
 __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables t, const uint8_t* in,
                                                        uint8_t* out, uint64_t nblocks, const uint8_t* chain) {
     extern __shared__ uint32_t sm[];
     Cipher<kTable, true> c(sm, k, t);
+    uint4* const saved = reinterpret_cast<uint4*>(sm + smem_words(kTable, true)) + (threadIdx.x >> 5) * kTile;
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31u;
     const uint64_t len = nblocks * 16;
@@ -572,17 +605,32 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables 
                 uint32_t w[4];
                 load_block<kFast, decltype(guard)::value>(in, (int64_t)(16 * (base + 32 * j)), len, w);
                 s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
+                if (kSaved) saved[32 * j + lane] = make_uint4(w[0], w[1], w[2], w[3]);
             }
         };
         if (whole) load_all(Unguarded{}); else load_all(Guarded{});
         c.run(s);
-        // The previous ciphertext block of block (j, lane) is held by lane - 1 at
-        // the same j, or by lane 31 at j - 1; each lane re-reads only its own
-        // blocks (not yet overwritten, even in place) and passes them on.
-        uint32_t carry[4];
+        uint32_t carry[4];  // the ciphertext block before the tile
         load_block<false>(chain, (int64_t)(16 * tile), 16 * ntiles, carry);
-        if (k.bs_variant >= 1) {
-            // as in CTR: 8 ciphertext loads in flight, then their shuffles and stores
+        if constexpr (kSaved) {
+            __syncwarp();  // every lane's ciphertext is in
+            auto store_all = [&](auto guard) {
+#pragma unroll
+                for (int j = 0; j < 32; ++j) {
+                    // block (j, lane) follows tile block 32 j + lane - 1
+                    const uint4 p = saved[j == 0 && lane == 0 ? 0 : 32 * j + lane - 1];
+                    const bool first = j == 0 && lane == 0;
+                    uint32_t d[4] = {s[j] ^ (first ? carry[0] : p.x), s[32 + j] ^ (first ? carry[1] : p.y),
+                                     s[64 + j] ^ (first ? carry[2] : p.z), s[96 + j] ^ (first ? carry[3] : p.w)};
+                    store_block<kFast, decltype(guard)::value>(out, (int64_t)(16 * (base + 32 * j)), len, d);
+                }
+            };
+            if (whole) store_all(Unguarded{}); else store_all(Guarded{});
+            __syncwarp();  // read before the next tile overwrites them
+        } else {
+            // The previous ciphertext block of block (j, lane) is held by lane - 1 at the same
+            // j, or by lane 31 at j - 1; each lane re-reads only its own blocks (not yet
+            // overwritten, even in place) and passes them on; 8 loads in flight.
             auto chain_all = [&](auto guard) {
                 constexpr bool kG = decltype(guard)::value;
 #pragma unroll
@@ -594,37 +642,21 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables 
 #pragma unroll
                     for (int q = 0; q < 8; ++q) {
                         const int j = g + q;
-                        const int64_t pos = (int64_t)(16 * (base + 32 * j));
                         uint32_t pw[4];
 #pragma unroll
                         for (int e = 0; e < 4; ++e) {
-                            uint32_t up = __shfl_up_sync(0xffffffffu, cw[q][e], 1);
-                            uint32_t last = __shfl_sync(0xffffffffu, cw[q][e], 31);
-                            pw[e] = lane == 0 ? carry[e] : up;
-                            carry[e] = last;
+                            // one shuffle: lane 0 gets lane 31's block of this j, which is its
+                            // predecessor at j + 1 (carried)
+                            const uint32_t rot = __shfl_sync(0xffffffffu, cw[q][e], (lane + 31u) & 31u);
+                            pw[e] = lane == 0 ? carry[e] : rot;
+                            carry[e] = rot;
                         }
                         uint32_t d[4] = {s[j] ^ pw[0], s[32 + j] ^ pw[1], s[64 + j] ^ pw[2], s[96 + j] ^ pw[3]};
-                        store_block<kFast, kG>(out, pos, len, d);
+                        store_block<kFast, kG>(out, (int64_t)(16 * (base + 32 * j)), len, d);
                     }
                 }
             };
             if (whole) chain_all(Unguarded{}); else chain_all(Guarded{});
-            continue;
-        }
-#pragma unroll
-        for (int j = 0; j < 32; ++j) {
-            const int64_t pos = (int64_t)(16 * (base + 32 * j));
-            uint32_t cw[4], pw[4];
-            load_block<kFast>(in, pos, len, cw);
-#pragma unroll
-            for (int q = 0; q < 4; ++q) {
-                uint32_t up = __shfl_up_sync(0xffffffffu, cw[q], 1);
-                uint32_t last = __shfl_sync(0xffffffffu, cw[q], 31);
-                pw[q] = lane == 0 ? carry[q] : up;
-                carry[q] = last;
-            }
-            uint32_t d[4] = {s[j] ^ pw[0], s[32 + j] ^ pw[1], s[64 + j] ^ pw[2], s[96 + j] ^ pw[3]};
-            store_block<kFast>(out, pos, len, d);
         }
     }
 }
@@ -657,6 +689,28 @@ __device__ void xts_mul_public(uint32_t t[4], const uint32_t* p) {
         xts_double(t);
     }
     t[0] = z[0]; t[1] = z[1]; t[2] = z[2]; t[3] = z[3];
+}
+// t * alpha^r for a public r < 32: one shift across the words, the r bits shifted out
+// reduced by x^128 = x^7 + x^2 + x + 1 (r = 0 leaves t as it is).
+__device__ __forceinline__ void xts_mul_alpha_small(uint32_t t[4], uint32_t r) {
+    const uint32_t c = __funnelshift_l(t[3], 0u, r);
+    t[3] = __funnelshift_l(t[2], t[3], r);
+    t[2] = __funnelshift_l(t[1], t[2], r);
+    t[1] = __funnelshift_l(t[0], t[1], r) ^ (c >> 31) ^ (c >> 30) ^ (c >> 25);
+    t[0] = (t[0] << r) ^ c ^ (c << 1) ^ (c << 2) ^ (c << 7);
+}
+// t * alpha^e for a public e < 2^35 (alpha: xts_build_alpha_tables, alpha^(32 d 1024^level)).
+__device__ void xts_mul_alpha_pow(uint32_t t[4], uint64_t e, const uint32_t* alpha) {
+    uint64_t q = e >> 5;
+    if (q < 8) {
+        for (uint64_t i = 0; i < q; ++i) xts_mul_alpha32(t);
+    } else {
+        for (int level = 0; level < 3 && q != 0; ++level, q >>= 10) {
+            const uint32_t d = (uint32_t)(q & 1023u);
+            if (d) xts_mul_public(t, alpha + 4 * (1024 * level + d));
+        }
+    }
+    xts_mul_alpha_small(t, (uint32_t)(e & 31u));
 }
 
 // tweaks[u] = tweak0 + u (128-bit little-endian add); encrypted in place afterwards.
@@ -693,15 +747,7 @@ __global__ void __launch_bounds__(kThreads) k_xts(DevAesKey k, DevAesTables t, c
         // start tweak: T_u * alpha^(32 c)
         uint32_t t0[4];
         load_block<false>(tweaks, (int64_t)(16 * u), 16 * nunits, t0);
-        uint64_t q = cidx;
-        if (q < 8) {
-            for (uint64_t i = 0; i < q; ++i) xts_mul_alpha32(t0);
-        } else {
-            for (int level = 0; level < 3 && q != 0; ++level, q >>= 10) {
-                uint32_t d = (uint32_t)(q & 1023u);
-                if (d) xts_mul_public(t0, alpha + 4 * (1024 * level + d));
-            }
-        }
+        xts_mul_alpha_pow(t0, 32 * cidx, alpha);
         uint32_t s[128];
         const bool whole = kFast && cnt == 32;  // per thread; each thread only touches its own blocks
         auto load_all = [&](auto guard) {
@@ -729,6 +775,151 @@ __global__ void __launch_bounds__(kThreads) k_xts(DevAesKey k, DevAesTables t, c
     }
 }
 
+// XTS over tiles laid on the data units' blocks end to end (aligned data, units of a multiple
+// of S blocks), in the layouts of the ECB kernels: position p of a tile (a lane pair, S = 16,
+// or a lane, S = 32) owns blocks tile_start + p + S j, so every warp access is coalesced and,
+// within a unit, a position's tweaks step by alpha^S; a new unit restarts at T_u * alpha^p.
+// A tile need not start at a unit: tile_tweaks[i] = the tweak of block i * tile_blocks
+// (k_xts_tile_tweaks, after the units' tweaks T_u = E_k2(tweak0 + u)).
+__global__ void k_xts_tile_tweaks(const uint8_t* tweaks, uint8_t* tile_tweaks, uint64_t ntiles, uint64_t tile_blocks,
+                                  uint64_t fb, const uint32_t* alpha) {
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= ntiles) return;
+    const uint64_t g = i * tile_blocks, u = g / fb;
+    uint32_t t[4];
+    load_block<true, false>(tweaks, (int64_t)(16 * u), 0, t);
+    xts_mul_alpha_pow(t, g - u * fb, alpha);
+    store_block<true, false>(tile_tweaks, (int64_t)(16 * i), 0, t);
+}
+
+// The tweaks of position p's blocks of one tile, in order (t: the current one). The unit
+// changes at the same j for every position (fb and the tile start are multiples of S), so
+// the branch is warp-uniform.
+template <int S>
+struct XtsTweakWalk {
+    uint32_t t[4];
+    uint64_t u, o;  // unit, and the offset in it of position 0's block
+    const uint8_t* tweaks;
+    uint64_t nunits, fb;
+    uint32_t p;
+    __device__ __forceinline__ XtsTweakWalk(const uint8_t* tile_tweaks, uint64_t tile, uint64_t tile_blocks,
+                                            const uint8_t* tw, uint64_t nu, uint64_t f, uint32_t pos)
+        : tweaks(tw), nunits(nu), fb(f), p(pos) {
+        const uint64_t g0 = tile * tile_blocks;
+        u = g0 / fb;
+        o = g0 - u * fb;
+        load_block<true, false>(tile_tweaks, (int64_t)(16 * tile), 0, t);
+        xts_mul_alpha_small(t, p);
+    }
+    __device__ __forceinline__ void next() {
+        o += S;
+        if (o == fb) {  // the next block starts unit u + 1 (past the last: its blocks are not stored)
+            o = 0;
+            ++u;
+            load_block<true, false>(tweaks, (int64_t)(16 * (u < nunits ? u : nunits - 1)), 0, t);
+            xts_mul_alpha_small(t, p);
+        } else {
+            if constexpr (S == 32) xts_mul_alpha32(t); else xts_mul_alpha_small(t, S);
+        }
+    }
+};
+
+// Each lane's tweaks for its 32 blocks go to shared memory once per tile (row[32 j + lane],
+// kWords words: a pair half's 2 or a block's 4), from a loop that is not unrolled: computed
+// inline twice, before and after the cipher, the walk's 32 unrolled steps made the kernel's
+// hot code too large for the instruction cache (measured 290 GB/s on pairs against ECB's 418).
+template <int S, int kWords>
+__device__ __forceinline__ void xts_fill_tweaks(XtsTweakWalk<S>& w, uint32_t* row, uint32_t lane, uint32_t h) {
+#pragma unroll 1
+    for (int j = 0; j < 32; ++j) {
+        if constexpr (kWords == 2)
+            reinterpret_cast<uint2*>(row)[32 * j + lane] = h ? make_uint2(w.t[2], w.t[3]) : make_uint2(w.t[0], w.t[1]);
+        else
+            reinterpret_cast<uint4*>(row)[32 * j + lane] = make_uint4(w.t[0], w.t[1], w.t[2], w.t[3]);
+        w.next();  // past the tile's last block too: harmless (the unit index is clamped)
+    }
+}
+constexpr size_t kXtsPairTweakBytes = sizeof(uint2) * 32 * 32 * (kThreads / 32);
+constexpr size_t kXtsTileTweakBytes = sizeof(uint4) * 32 * 32 * (kThreads / 32);
+
+// Encryption on lane pairs (k_ecb_pair's tile, S = 16).
+__global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
+                                                           uint64_t nblocks, uint64_t fb, uint64_t nunits,
+                                                           const uint8_t* tweaks, const uint8_t* tile_tweaks) {
+    extern __shared__ uint32_t sm[];
+    pair_load_masks(sm, k);
+    const uint32_t lane = threadIdx.x & 31u, h = lane >> 4, kk = lane & 15u;
+    uint2* const row = reinterpret_cast<uint2*>(sm + smem_words(false, false)) + (threadIdx.x >> 5) * 1024;
+    const uint64_t len = nblocks * 16;
+    const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        const uint64_t pos = 16 * (tile * kPairTile + kk) + 8 * h;
+        const bool whole = (tile + 1) * kPairTile <= nblocks;  // warp-uniform: no bounds checks
+        uint32_t s[64];
+        pair_load_tile(in, pos, len, whole, s);
+        {  // while the loads are in flight
+            XtsTweakWalk<16> w(tile_tweaks, tile, kPairTile, tweaks, nunits, fb, kk);
+            xts_fill_tweaks<16, 2>(w, reinterpret_cast<uint32_t*>(row), lane, h);
+        }
+        auto add_tweaks = [&]() {
+#pragma unroll
+            for (int j = 0; j < 32; ++j) {
+                const uint2 v = row[32 * j + lane];
+                s[j] ^= v.x;
+                s[32 + j] ^= v.y;
+            }
+        };
+        add_tweaks();
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        pair_encrypt(s, sm, k.rounds, h);
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        add_tweaks();
+        pair_store_tile(out, pos, len, whole, s);
+    }
+}
+
+// Both directions, any core, on k_ecb's tile (S = 32): a lane's 32 blocks at stride 32.
+template <bool kTable, bool kDecrypt>
+__global__ void __launch_bounds__(kThreads) k_xts_tiles(DevAesKey k, DevAesTables t, const uint8_t* in, uint8_t* out,
+                                                         uint64_t nblocks, uint64_t fb, uint64_t nunits,
+                                                         const uint8_t* tweaks, const uint8_t* tile_tweaks) {
+    extern __shared__ uint32_t sm[];
+    Cipher<kTable, kDecrypt> c(sm, k, t);
+    uint4* const row = reinterpret_cast<uint4*>(sm + smem_words(kTable, kDecrypt)) + (threadIdx.x >> 5) * 1024;
+    __syncthreads();
+    const uint32_t lane = threadIdx.x & 31u;
+    const uint64_t len = nblocks * 16;
+    const uint64_t ntiles = (nblocks + kTile - 1) / kTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        uint32_t s[128];
+        const uint64_t base = tile * kTile + lane;
+        const bool whole = (tile + 1) * kTile <= nblocks;  // warp-uniform
+        auto add_tweaks = [&]() {
+#pragma unroll
+            for (int g = 0; g < 32; g += 8) {
+#pragma unroll
+                for (int j = g; j < g + 8; ++j) {
+                    const uint4 v = row[32 * j + lane];
+                    s[j] ^= v.x; s[32 + j] ^= v.y; s[64 + j] ^= v.z; s[96 + j] ^= v.w;
+                }
+                // keeps the compiler from hoisting all 32 loads (128 more live words: spills)
+                __syncwarp();
+            }
+        };
+        {  // before the loads: with the 128 words of state live, the walk spills
+            XtsTweakWalk<32> w(tile_tweaks, tile, kTile, tweaks, nunits, fb, lane);
+            xts_fill_tweaks<32, 4>(w, reinterpret_cast<uint32_t*>(row), lane, 0);
+        }
+        tile_load<true>(in, base, len, whole, s);
+        add_tweaks();
+        c.run(s);
+        add_tweaks();
+        tile_store<true>(out, base, len, whole, s);
+    }
+}
+
 // ---------------------------------------------------------------- launch helpers
 
 int grid_for_tiles(uint64_t ntiles, const LaunchShape& sh, int per_sm) {
@@ -747,6 +938,7 @@ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
 namespace {
 std::atomic<int> g_bs_variant{-2};  // -2: not decided yet; -1: default
 std::atomic<bool> g_pair_cc_always{false};
+std::atomic<bool> g_cbc_reload{false};
 
 // pair-cc's grid in waves of 4 blocks per SM, each warp taking its tiles in a row. One wave
 // measured best (H100, 1 GiB: 447 GB/s against 421 with 4 waves, 2026-11-23). Experiment
@@ -781,6 +973,7 @@ DevAesKey with_variant(const DevAesKey& k) {
 }  // namespace
 
 void set_pair_cc_always(bool on) { g_pair_cc_always.store(on); }
+void set_cbc_reload_chain(bool on) { g_cbc_reload.store(on); }
 void set_aes_bs_variant(int v) { g_bs_variant.store(v >= 0 && v < kAesBsVariants ? v : -1); }
 int aes_bs_variant() {
     const int v = g_bs_variant.load();
@@ -808,9 +1001,12 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
     else if (w == "ctr") f = tab ? (const void*)k_ctr<true, true, false> : (const void*)k_ctr<false, true, false>;
     else if (w == "ctr32") f = tab ? (const void*)k_ctr<true, true, true> : (const void*)k_ctr<false, true, true>;
     else if (w == "ecb-pair") f = (const void*)k_ecb_pair;
+    else if (w == "xts-pair") f = (const void*)k_xts_pair;
+    else if (w == "xts-tiles") f = tab ? (const void*)k_xts_tiles<true, false> : (const void*)k_xts_tiles<false, false>;
+    else if (w == "xts-dec-tiles") f = tab ? (const void*)k_xts_tiles<true, true> : (const void*)k_xts_tiles<false, true>;
     else if (w == "ctr-pair") f = (const void*)k_ctr_pair<false>;
     else if (w == "ctr32-pair") f = (const void*)k_ctr_pair<true>;
-    else if (w == "cbc-dec") f = tab ? (const void*)k_cbc_dec<true, true> : (const void*)k_cbc_dec<false, true>;
+    else if (w == "cbc-dec") f = tab ? (const void*)k_cbc_dec<true, true, true> : (const void*)k_cbc_dec<false, true, true>;
     else if (w == "xts") f = tab ? (const void*)k_xts<true, false, true> : (const void*)k_xts<false, false, true>;
     else if (w == "xts-dec") f = tab ? (const void*)k_xts<true, true, true> : (const void*)k_xts<false, true, true>;
     if (!f) return cudaErrorInvalidValue;
@@ -910,11 +1106,22 @@ cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& key, const DevAesT
     const int grid = grid_for_tiles(ntiles, sh, kBlocksPerSm);
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, true);
-#define BC_CBC(T, F) k_cbc_dec<T, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks, chain)
-    if (tab) { if (fast) BC_CBC(true, true); else BC_CBC(true, false); }
-    else { if (fast) BC_CBC(false, true); else BC_CBC(false, false); }
-#undef BC_CBC
-    return cudaGetLastError();
+    // the ciphertext saved in shared memory where the device allows the block that much
+    // (set per call: cheap, and right for whichever device is current)
+    auto run = [&](auto saved_kernel, auto plain_kernel) {
+        if (!g_cbc_reload.load() && cudaFuncSetAttribute(saved_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                         (int)(sm + kCbcSavedBytes)) == cudaSuccess) {
+            saved_kernel<<<grid, kThreads, sm + kCbcSavedBytes, s>>>(k, t, in, out, nblocks, chain);
+        } else {
+            (void)cudaGetLastError();
+            plain_kernel<<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks, chain);
+        }
+        return cudaGetLastError();
+    };
+    if (tab) return fast ? run(k_cbc_dec<true, true, true>, k_cbc_dec<true, true, false>)
+                         : run(k_cbc_dec<true, false, true>, k_cbc_dec<true, false, false>);
+    return fast ? run(k_cbc_dec<false, true, true>, k_cbc_dec<false, true, false>)
+                : run(k_cbc_dec<false, false, true>, k_cbc_dec<false, false, false>);
 }
 
 cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const DevAesKey& k2,
@@ -932,15 +1139,47 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
     // The tweaks are always encrypted with the constant-time core.
     e = launch_ecb(AesImpl::Bitsliced, true, k2, t, tws, tws, nunits, sh, s);
     if (e != cudaSuccess) return e;
+    const uint64_t nblocks = (nunits - 1) * full_blocks + last_blocks;
+    const bool fast = aligned16(in) && aligned16(out) && unit_bytes % 16 == 0;
+    const bool tab = impl == AesImpl::Table;
+    const size_t sm = BC_SMEM(tab, !encrypt);
+    const bool pair = !tab && encrypt && k1.bs_variant >= kAesBsPairVariant && full_blocks % 16 == 0;
+    if (fast && nblocks > 0 && (pair || full_blocks % 32 == 0)) {
+        const uint64_t tile_blocks = pair ? kPairTile : kTile;
+        const uint64_t ntiles = (nblocks + tile_blocks - 1) / tile_blocks;
+        uint8_t* tile_tws = tws + 16 * nunits;
+        k_xts_tile_tweaks<<<(unsigned)((ntiles + 255) / 256), 256, 0, s>>>(tws, tile_tws, ntiles, tile_blocks,
+                                                                          full_blocks, alpha_tables);
+        e = cudaGetLastError();
+        if (e != cudaSuccess) return e;
+        if (pair) {
+            k_xts_pair<<<grid_for_tiles(ntiles, sh, kPairBlocksPerSm), kThreads, sm + kXtsPairTweakBytes, s>>>(
+                k1, in, out, nblocks, full_blocks, nunits, tws, tile_tws);
+            return cudaGetLastError();
+        }
+        // the tweak rows need more shared memory than a block gets by default: where the device
+        // cannot give it, the kernel below (a thread's blocks in a row, uncoalesced)
+        auto run = [&](auto kernel) {
+            const int grid = grid_for_tiles(ntiles, sh, kBlocksPerSm);
+            if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     (int)(sm + kXtsTileTweakBytes)) != cudaSuccess) {
+                (void)cudaGetLastError();
+                return false;
+            }
+            kernel<<<grid, kThreads, sm + kXtsTileTweakBytes, s>>>(k1, t, in, out, nblocks, full_blocks, nunits, tws,
+                                                                  tile_tws);
+            return true;
+        };
+        const bool ran = tab ? (encrypt ? run(k_xts_tiles<true, false>) : run(k_xts_tiles<true, true>))
+                             : (encrypt ? run(k_xts_tiles<false, false>) : run(k_xts_tiles<false, true>));
+        if (ran) return cudaGetLastError();
+    }
     const uint64_t per_unit = (full_blocks + 31) / 32;
     if (per_unit == 0) return cudaSuccess;
     const uint64_t nthreads = per_unit * nunits;
     uint64_t blocks = (nthreads + kThreads - 1) / kThreads;
     const uint64_t cap = (uint64_t)sh.sms * kBlocksPerSm;
     if (blocks > cap) blocks = cap;
-    const bool fast = aligned16(in) && aligned16(out) && unit_bytes % 16 == 0;
-    const bool tab = impl == AesImpl::Table;
-    const size_t sm = BC_SMEM(tab, !encrypt);
 #define BC_XTS(T, D, F) \
     k_xts<T, D, F><<<(unsigned)blocks, kThreads, sm, s>>>(k1, t, in, out, unit_bytes, nunits, full_blocks, last_blocks, tws, alpha_tables)
     if (tab) {
@@ -952,6 +1191,10 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
     }
 #undef BC_XTS
     return cudaGetLastError();
+}
+
+size_t xts_scratch_bytes(uint64_t nunits, uint64_t nblocks) {
+    return 16 * nunits + 16 * ((nblocks + kPairTile - 1) / kPairTile);
 }
 
 size_t xts_alpha_table_bytes() { return 3 * 1024 * 16; }

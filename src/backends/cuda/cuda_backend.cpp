@@ -347,7 +347,7 @@ Status CudaBackend::aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const
         const uint64_t lm = last_len / 16, lr = last_len % 16;
         const uint64_t last_blocks = lr ? lm - 1 : lm;
         Scratch sc;
-        BC_TRY(sc.alloc(16 * nunits, s));
+        BC_TRY(sc.alloc(xts_scratch_bytes(nunits, (nunits - 1) * full + last_blocks), s));
         BC_CUDA_TRY(launch_xts(impl(), enc, k.d1, k.d2, tables_, iv, in, out, unit, nunits, full, last_blocks, sc.p,
                                static_cast<const uint32_t*>(alpha_mem_), shape_, s),
                     "XTS kernel launch");

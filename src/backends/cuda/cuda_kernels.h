@@ -66,13 +66,18 @@ constexpr int kAesBsDefaultVariant = 6;
 // Test hook: pair-cc caches counters at every job size (not only the large ones), so the
 // unit tests reach its path, tile edges and 2^16 crossings with small buffers.
 void set_pair_cc_always(bool on);
+// Test hook: CBC decryption reads the chaining values again from global memory (the path of
+// devices whose blocks cannot have kCbcSavedBytes more shared memory) instead of keeping the
+// tile's ciphertext in shared memory.
+void set_cbc_reload_chain(bool on);
 void set_aes_bs_variant(int v);
 int aes_bs_variant();
 const char* aes_bs_variant_name(int v);
 
 // Registers per thread and local-memory bytes (stack frame: spills) of the
 // aligned fast-path kernel for `what`: "ecb", "ecb-dec", "ctr", "ctr32",
-// "cbc-dec", "xts", "xts-dec", and "ecb-pair", "ctr-pair", "ctr32-pair" (variant "pair"; impl ignored).
+// "cbc-dec", "xts", "xts-dec" (any data unit), "xts-tiles", "xts-dec-tiles" (units of 32 k
+// blocks), and "ecb-pair", "ctr-pair", "ctr32-pair", "xts-pair" (variant "pair"; impl ignored).
 // cudaErrorInvalidValue for an unknown name.
 cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes);
 
@@ -104,9 +109,14 @@ cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& k, const DevAesTab
 
 // XTS over whole blocks of many data units. Unit u (0 <= u < nunits) starts at
 // byte u*unit_bytes (unit_bytes a multiple of 16) and has its own block count:
-// full_blocks for every unit but the last, last_blocks for the last. tweaks:
-// device memory of nunits*16 bytes receiving E_k2(tweak0 + u) (little-endian add).
-// Blocks beyond those counts (ciphertext stealing) are left to the caller.
+// full_blocks for every unit but the last, last_blocks for the last. tweaks: device
+// memory of xts_scratch_bytes(nunits, nblocks) bytes, nblocks the blocks of all units
+// ((nunits - 1) * full_blocks + last_blocks); it receives E_k2(tweak0 + u) (little-endian
+// add) and, on lane pairs, the tweaks where tiles start. Blocks beyond those counts
+// (ciphertext stealing) are left to the caller. Aligned data with units of a multiple of 32
+// blocks runs on the ECB kernels' coalesced tiles; encryption on lane pairs (variants "pair",
+// "pair-cc") needs units of a multiple of 16 blocks.
+size_t xts_scratch_bytes(uint64_t nunits, uint64_t nblocks);
 cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& k1, const DevAesKey& k2,
                        const DevAesTables& t, const uint8_t tweak0[16], const uint8_t* in,
                        uint8_t* out, uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks,

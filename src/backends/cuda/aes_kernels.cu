@@ -699,6 +699,16 @@ __device__ __forceinline__ void xts_mul_alpha_small(uint32_t t[4], uint32_t r) {
     t[1] = __funnelshift_l(t[0], t[1], r) ^ (c >> 31) ^ (c >> 30) ^ (c >> 25);
     t[0] = (t[0] << r) ^ c ^ (c << 1) ^ (c << 2) ^ (c << 7);
 }
+// The same for a constant R <= 24, where the reduction stays in the low word.
+template <int R>
+__device__ __forceinline__ void xts_mul_alpha_const(uint32_t t[4]) {
+    static_assert(R >= 1 && R <= 24, "the reduction of R bits must fit one word");
+    const uint32_t c = t[3] >> (32 - R);
+    t[3] = __funnelshift_l(t[2], t[3], R);
+    t[2] = __funnelshift_l(t[1], t[2], R);
+    t[1] = __funnelshift_l(t[0], t[1], R);
+    t[0] = (t[0] << R) ^ c ^ (c << 1) ^ (c << 2) ^ (c << 7);
+}
 // t * alpha^e for a public e < 2^35 (alpha: xts_build_alpha_tables, alpha^(32 d 1024^level)).
 __device__ void xts_mul_alpha_pow(uint32_t t[4], uint64_t e, const uint32_t* alpha) {
     uint64_t q = e >> 5;
@@ -779,68 +789,61 @@ __global__ void __launch_bounds__(kThreads) k_xts(DevAesKey k, DevAesTables t, c
 // of S blocks), in the layouts of the ECB kernels: position p of a tile (a lane pair, S = 16,
 // or a lane, S = 32) owns blocks tile_start + p + S j, so every warp access is coalesced and,
 // within a unit, a position's tweaks step by alpha^S; a new unit restarts at T_u * alpha^p.
-// A tile need not start at a unit: tile_tweaks[i] = the tweak of block i * tile_blocks
-// (k_xts_tile_tweaks, after the units' tweaks T_u = E_k2(tweak0 + u)).
-__global__ void k_xts_tile_tweaks(const uint8_t* tweaks, uint8_t* tile_tweaks, uint64_t ntiles, uint64_t tile_blocks,
-                                  uint64_t fb, const uint32_t* alpha) {
+// A tile need not start at a unit: tile_tweaks[i] = the tweak of block i * entry_blocks (a
+// tile, or half a pair tile), from k_xts_tile_tweaks after the units' T_u = E_k2(tweak0 + u).
+__global__ void k_xts_tile_tweaks(const uint8_t* tweaks, uint8_t* tile_tweaks, uint64_t nentries,
+                                  uint64_t entry_blocks, uint64_t fb, const uint32_t* alpha) {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= ntiles) return;
-    const uint64_t g = i * tile_blocks, u = g / fb;
+    if (i >= nentries) return;
+    const uint64_t g = i * entry_blocks, u = g / fb;
     uint32_t t[4];
     load_block<true, false>(tweaks, (int64_t)(16 * u), 0, t);
     xts_mul_alpha_pow(t, g - u * fb, alpha);
     store_block<true, false>(tile_tweaks, (int64_t)(16 * i), 0, t);
 }
 
-// The tweaks of position p's blocks of one tile, in order (t: the current one). The unit
-// changes at the same j for every position (fb and the tile start are multiples of S), so
-// the branch is warp-uniform.
+// The tweaks of position p's blocks from tile_tweaks entry e on (blocks e * entry_blocks + p
+// + S j), in order; t is the current one. fb, entry_blocks: multiples of S, fb / S < 2^32.
+// (Its step, measured: 64-bit offsets and a generic shift made the walk cost ~1,800
+// instructions a pair tile, 17 % over ECB; now a 32-bit countdown and constant shifts.)
 template <int S>
 struct XtsTweakWalk {
     uint32_t t[4];
-    uint64_t u, o;  // unit, and the offset in it of position 0's block
+    uint64_t u;          // the current block's unit
+    uint32_t left;       // this position's blocks left in unit u, the current one included
+    uint32_t per_unit;   // fb / S
     const uint8_t* tweaks;
-    uint64_t nunits, fb;
+    uint64_t nunits;
     uint32_t p;
-    __device__ __forceinline__ XtsTweakWalk(const uint8_t* tile_tweaks, uint64_t tile, uint64_t tile_blocks,
-                                            const uint8_t* tw, uint64_t nu, uint64_t f, uint32_t pos)
-        : tweaks(tw), nunits(nu), fb(f), p(pos) {
-        const uint64_t g0 = tile * tile_blocks;
+    __device__ __forceinline__ XtsTweakWalk(const uint8_t* tile_tweaks, uint64_t e, uint64_t entry_blocks,
+                                            const uint8_t* tw, uint64_t nu, uint64_t fb, uint32_t pos)
+        : tweaks(tw), nunits(nu), p(pos) {
+        const uint64_t g0 = e * entry_blocks;
         u = g0 / fb;
-        o = g0 - u * fb;
-        load_block<true, false>(tile_tweaks, (int64_t)(16 * tile), 0, t);
+        per_unit = (uint32_t)(fb / S);
+        left = (uint32_t)((fb - (g0 - u * fb)) / S);
+        load_block<true, false>(tile_tweaks, (int64_t)(16 * e), 0, t);
         xts_mul_alpha_small(t, p);
     }
     __device__ __forceinline__ void next() {
-        o += S;
-        if (o == fb) {  // the next block starts unit u + 1 (past the last: its blocks are not stored)
-            o = 0;
+        if (--left == 0) {  // the next block starts unit u + 1 (past the last: its blocks are not stored)
             ++u;
+            left = per_unit;
             load_block<true, false>(tweaks, (int64_t)(16 * (u < nunits ? u : nunits - 1)), 0, t);
             xts_mul_alpha_small(t, p);
         } else {
-            if constexpr (S == 32) xts_mul_alpha32(t); else xts_mul_alpha_small(t, S);
+            if constexpr (S == 32) xts_mul_alpha32(t); else xts_mul_alpha_const<S>(t);
         }
     }
 };
 
-// Each lane's tweaks for its 32 blocks go to shared memory once per tile (row[32 j + lane],
-// kWords words: a pair half's 2 or a block's 4), from a loop that is not unrolled: computed
-// inline twice, before and after the cipher, the walk's 32 unrolled steps made the kernel's
-// hot code too large for the instruction cache (measured 290 GB/s on pairs against ECB's 418).
-template <int S, int kWords>
-__device__ __forceinline__ void xts_fill_tweaks(XtsTweakWalk<S>& w, uint32_t* row, uint32_t lane, uint32_t h) {
-#pragma unroll 1
-    for (int j = 0; j < 32; ++j) {
-        if constexpr (kWords == 2)
-            reinterpret_cast<uint2*>(row)[32 * j + lane] = h ? make_uint2(w.t[2], w.t[3]) : make_uint2(w.t[0], w.t[1]);
-        else
-            reinterpret_cast<uint4*>(row)[32 * j + lane] = make_uint4(w.t[0], w.t[1], w.t[2], w.t[3]);
-        w.next();  // past the tile's last block too: harmless (the unit index is clamped)
-    }
-}
+// Each tile's tweaks go to shared memory (row[32 j + lane]: what lane reads for its block j),
+// from a loop that is not unrolled: computed inline twice, before and after the cipher, the
+// walk's 32 unrolled steps made the kernel's hot code too large for the instruction cache
+// (measured 290 GB/s on pairs against ECB's 418).
 constexpr size_t kXtsPairTweakBytes = sizeof(uint2) * 32 * 32 * (kThreads / 32);
 constexpr size_t kXtsTileTweakBytes = sizeof(uint4) * 32 * 32 * (kThreads / 32);
+constexpr uint64_t kXtsPairEntry = kPairTile / 2;  // a pair half walks 16 of its 32 blocks
 
 // Encryption on lane pairs (k_ecb_pair's tile, S = 16).
 __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
@@ -852,14 +855,27 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_pair(DevAe
     uint2* const row = reinterpret_cast<uint2*>(sm + smem_words(false, false)) + (threadIdx.x >> 5) * 1024;
     const uint64_t len = nblocks * 16;
     const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
+    const uint64_t nentries = (nblocks + kXtsPairEntry - 1) / kXtsPairEntry;
     for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
         const uint64_t pos = 16 * (tile * kPairTile + kk) + 8 * h;
         const bool whole = (tile + 1) * kPairTile <= nblocks;  // warp-uniform: no bounds checks
         uint32_t s[64];
         pair_load_tile(in, pos, len, whole, s);
-        {  // while the loads are in flight
-            XtsTweakWalk<16> w(tile_tweaks, tile, kPairTile, tweaks, nunits, fb, kk);
-            xts_fill_tweaks<16, 2>(w, reinterpret_cast<uint32_t*>(row), lane, h);
+        {
+            // while the loads are in flight: lane (k, h) walks the pair's blocks 16 h .. 16 h + 15
+            // and writes both halves of each tweak, for itself and its partner
+            __syncwarp();  // the previous tile's reads are done
+            // (a last tile of at most 256 blocks has no second entry: its second half is not stored)
+            const uint64_t e = 2 * tile + h < nentries ? 2 * tile + h : nentries - 1;
+            XtsTweakWalk<16> w(tile_tweaks, e, kXtsPairEntry, tweaks, nunits, fb, kk);
+            uint2* r = row + 32 * 16 * h + kk;
+#pragma unroll 1
+            for (int j = 0; j < 16; ++j) {
+                r[32 * j] = make_uint2(w.t[0], w.t[1]);
+                r[32 * j + 16] = make_uint2(w.t[2], w.t[3]);
+                if (j < 15) w.next();
+            }
+            __syncwarp();
         }
         auto add_tweaks = [&]() {
 #pragma unroll
@@ -910,7 +926,11 @@ __global__ void __launch_bounds__(kThreads) k_xts_tiles(DevAesKey k, DevAesTable
         };
         {  // before the loads: with the 128 words of state live, the walk spills
             XtsTweakWalk<32> w(tile_tweaks, tile, kTile, tweaks, nunits, fb, lane);
-            xts_fill_tweaks<32, 4>(w, reinterpret_cast<uint32_t*>(row), lane, 0);
+#pragma unroll 1
+            for (int j = 0; j < 32; ++j) {
+                row[32 * j + lane] = make_uint4(w.t[0], w.t[1], w.t[2], w.t[3]);
+                if (j < 31) w.next();
+            }
         }
         tile_load<true>(in, base, len, whole, s);
         add_tweaks();
@@ -1144,12 +1164,13 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, !encrypt);
     const bool pair = !tab && encrypt && k1.bs_variant >= kAesBsPairVariant && full_blocks % 16 == 0;
-    if (fast && nblocks > 0 && (pair || full_blocks % 32 == 0)) {
-        const uint64_t tile_blocks = pair ? kPairTile : kTile;
-        const uint64_t ntiles = (nblocks + tile_blocks - 1) / tile_blocks;
+    if (fast && nblocks > 0 && (pair || full_blocks % 32 == 0) && full_blocks < (uint64_t(1) << 32)) {
+        const uint64_t entry = pair ? kXtsPairEntry : kTile;
+        const uint64_t nentries = (nblocks + entry - 1) / entry;
+        const uint64_t ntiles = pair ? (nblocks + kPairTile - 1) / kPairTile : nentries;
         uint8_t* tile_tws = tws + 16 * nunits;
-        k_xts_tile_tweaks<<<(unsigned)((ntiles + 255) / 256), 256, 0, s>>>(tws, tile_tws, ntiles, tile_blocks,
-                                                                          full_blocks, alpha_tables);
+        k_xts_tile_tweaks<<<(unsigned)((nentries + 255) / 256), 256, 0, s>>>(tws, tile_tws, nentries, entry,
+                                                                            full_blocks, alpha_tables);
         e = cudaGetLastError();
         if (e != cudaSuccess) return e;
         if (pair) {
@@ -1194,7 +1215,7 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
 }
 
 size_t xts_scratch_bytes(uint64_t nunits, uint64_t nblocks) {
-    return 16 * nunits + 16 * ((nblocks + kPairTile - 1) / kPairTile);
+    return 16 * nunits + 16 * ((nblocks + kXtsPairEntry - 1) / kXtsPairEntry);
 }
 
 size_t xts_alpha_table_bytes() { return 3 * 1024 * 16; }

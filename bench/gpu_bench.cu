@@ -146,8 +146,9 @@ int main(int argc, char** argv) {
                 // plain = measured 2026-11 (H100, 64 MiB); fk, fk-cs, cl and GHASH "planes": bench/NOTES.md;
                 // cle = cl's measured encryption and fk-cs's measured CBC decryption (2026-11-22);
                 // pair and pair-cc = measured with unguarded whole tiles (session 14, 2026-11-23), ECB on
-                // pairs after the review (session 15); XTS on pairs and CBC decryption's ciphertext in
-                // shared memory: predictions (bench/NOTES.md, session 15)
+                // pairs after the review (session 15); XTS on coalesced tiles and CBC decryption's
+                // ciphertext in shared memory: the session-15 predictions (bench/NOTES.md); measured
+                // 373 / 307 (XTS / XTS dec) and 309-323 (CBC dec)
         {"aes-128-ctr", false, 0, "ctr", {225, 246, 255, 300, 284, 410, 444}, 230},    {"aes-256-ctr", false, 0, "ctr", {198, 216, 224, 250, 224, 306, 329}, 207},
         {"aes-128-ecb", false, 0, "ecb", {242, 246, 246, 290, 287, 417, 417}, 219},    {"aes-128-cbc", true, 0, "cbc-dec", {114, 170, 170, 210, 335, 335, 335}, 150},
         {"aes-128-xts", false, 4096, "xts", {135, 137, 137, 150, 264, 380, 380}, 280}, {"aes-256-gcm", false, 0, "ctr32", {130, 138, 141, 151, 159, 208, 211}, 134},

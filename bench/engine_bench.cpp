@@ -22,6 +22,8 @@
 // (GPU rows say why they are missing), on one GPU or several (cuda:all).
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -607,6 +609,20 @@ void small_jobs(const Args& a, unsigned hw, Json& j) {
     Ctx enginec = engine ? Ctx(std::move(engine), "engine(cpu)") : Ctx();
     j.str("auto_backend", autoc ? bc_context_backend(autoc.ctx) : autoc.why);
 
+    // The timing thread stays on one core for the section (set after the contexts exist, so
+    // their pools keep every core): a migration between two rows' turns would time them on
+    // cores of different clocks and caches (the H100 host's OpenSSL row moved 622-982 ns
+    // between runs). The section's header names the core.
+    cpu_set_t all, one;
+    const bool pinned = pthread_getaffinity_np(pthread_self(), sizeof all, &all) == 0 && sched_getcpu() >= 0 &&
+                        [&] {
+                            CPU_ZERO(&one);
+                            CPU_SET(sched_getcpu(), &one);
+                            return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+                        }();
+    std::printf("timing thread %s\n\n", pinned ? ("pinned to CPU " + std::to_string(sched_getcpu())).c_str()
+                                                 : "not pinned (affinity unavailable)");
+    j.num("small_jobs_pinned", pinned ? 1 : 0);
     std::printf("| algorithm | layer | ns/job | / OpenSSL |\n| --- | --- | ---: | ---: |\n");
     const char* algs[] = {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"};
     bool failed_any = false;
@@ -630,6 +646,7 @@ void small_jobs(const Args& a, unsigned hw, Json& j) {
             j.num(std::string(alg) + tag + row.key + "_ns", m);
         }
     }
+    if (pinned) (void)pthread_setaffinity_np(pthread_self(), sizeof all, &all);
     if (failed_any) std::printf("\nSome calls FAILED: the rows of that algorithm read -1.\n");
     std::printf("\nauto = %s. Target: bulkcrypt / OpenSSL <= 1.10 through \"auto\" (on a GPU host: the engine).\n",
                 autoc ? bc_context_backend(autoc.ctx) : autoc.why.c_str());

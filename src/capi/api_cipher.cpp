@@ -62,13 +62,18 @@ Status raw_check_length(const bc_key* key, size_t len, const bc_params& p, bool 
     }
 }
 
-Status ctr_check_range(const uint8_t ctr[16], uint64_t offset, size_t len) {
-    if (len == 0) return Status::ok();
-    // Blocks touched: from offset/16 to (offset+len-1)/16; the last counter value
-    // C + (offset+len-1)/16 must not pass 2^128 - 1.
+// Blocks touched: from offset/16 to (offset+len-1)/16; the last counter value
+// C + (offset+len-1)/16 must not pass 2^128 - 1.
+static bool ctr_range_ok(const uint8_t ctr[16], uint64_t offset, size_t len) {
+    if (len == 0) return true;
     const unsigned __int128 c = (unsigned __int128)bc_load_be64(ctr) << 64 | bc_load_be64(ctr + 8);
-    unsigned __int128 last = ((unsigned __int128)offset + len - 1) / 16;
-    if (last > ~c) return Status(BC_ERR_COUNTER_OVERFLOW, "the CTR counter block would wrap past 2^128 - 1");
+    const unsigned __int128 last = ((unsigned __int128)offset + len - 1) / 16;
+    return last <= ~c;
+}
+
+Status ctr_check_range(const uint8_t ctr[16], uint64_t offset, size_t len) {
+    if (!ctr_range_ok(ctr, offset, len))
+        return Status(BC_ERR_COUNTER_OVERFLOW, "the CTR counter block would wrap past 2^128 - 1");
     return Status::ok();
 }
 
@@ -113,12 +118,40 @@ bool pkcs7_strip(const uint8_t* last_block, size_t* pad_len) {
 
 namespace {
 
+// The usual call, in plain compares with no Status built on the way (on a 4 KiB job the
+// checks below cost the C API 50-100 ns on the H100 host, against OpenSSL's ~800 for the
+// job): ECB, CBC or CTR on host memory, no flags, data unit or offset, an IV of the
+// algorithm's size, whole blocks where the mode needs them, an output at least as long as the
+// input, in place or disjoint, a CTR counter that does not wrap. Each condition is one of the
+// checks of raw_one_shot passing, so any other call, and every error, takes those checks,
+// which name the problem.
+bool raw_usual_call(const bc_key* key, const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
+                    const uint8_t* out, size_t out_cap, const bc_params& p) {
+    if (!key || !in || !out || in_len == 0 || out_cap < in_len) return false;
+    if (p.flags || p.data_unit_size || p.offset || p.memory != BC_MEMORY_HOST) return false;
+    const Algorithm* a = key->material.alg;
+    const bool blocks = a->kind == BC_KIND_BLOCK_MODE, ctr = a->mode == Mode::CTR;
+    if (!blocks && !ctr) return false;  // AEADs (an error), XTS and the stream ciphers: the full checks
+    if (iv_len < a->iv_min || iv_len > a->iv_max || (iv_len && !iv)) return false;
+    if (blocks && in_len % 16) return false;
+    const auto i = reinterpret_cast<uintptr_t>(in), o = reinterpret_cast<uintptr_t>(out);
+    if (in != out && i < o + in_len && o < i + in_len) return false;
+    if (ctr && (iv_len != 16 || !ctr_range_ok(iv, 0, in_len))) return false;
+    return key->ctx->backend->supports_memory(BC_MEMORY_HOST);
+}
+
 Status raw_one_shot(bc_key* key, Dir dir, const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
                     uint8_t* out, size_t out_cap, size_t* out_len, const bc_params* params) {
     if (!out_len) return Status(BC_ERR_NULL_POINTER, "out_len is required");
     *out_len = 0;
-    BC_TRY(raw_check_key_iv(key, iv, iv_len));
     const bc_params& p = params_or_default(params);
+    if (raw_usual_call(key, iv, iv_len, in, in_len, out, out_cap, p)) {
+        Status s = raw_run(key, dir, iv, iv_len, in, out, in_len, p, 0);
+        if (s) *out_len = in_len;
+        else wipe_output(key, out, in_len, p);
+        return s;
+    }
+    BC_TRY(raw_check_key_iv(key, iv, iv_len));
     BC_TRY(raw_check_params(key, p));
     const bool enc = dir == Dir::Encrypt;
     const bool pad = p.flags & BC_FLAG_PAD_PKCS7;

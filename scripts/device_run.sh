@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu cpu file roundtrip engine profile variants suite)
+#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu cpu file roundtrip engine small profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
 set -uo pipefail
@@ -104,6 +104,11 @@ for phase in "$@"; do
       --section SchedulerStats --section WarpStateStats --section InstructionStats --section MemoryWorkloadAnalysis \
       --metrics 'regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio' \
       gpu_bench --size "${PROFILE_SIZE:-64}" --runs 2
+    ;;
+  small)  # issue 5: 4 KiB jobs layer by layer, three runs (each pins its timing thread to a core)
+    for i in 1 2 3; do
+      TAIL=30 step "engine_small_$i" 100 engine_bench --small-only --repeat 7 --json "$R/engine_small_$i.json"
+    done
     ;;
   gpu)  # gpu_bench alone, 1 GiB in GPU memory (the default variant and the table one)
     step gpu_bench 200 gpu_bench --json "$R/gpu_aes.json"

@@ -281,6 +281,23 @@ TEST(EngineCpu, ABusyCpuSendsWholeJobsToTheOtherWorker) {
     EXPECT_EQ(1, g.other_w->calls.load());
 }
 
+// A job under 64 KiB is not counted in flight (two locked read-modify-writes saved on every
+// small job): while one is held on the CPU, a larger job still finds the CPU free.
+TEST(EngineCpu, JobsUnder64KiBDoNotMakeTheCpuBusy) {
+    GatedPair g(1);
+    ASSERT_NE(nullptr, g.p->test.ctx->backend);
+    auto small = std::async(std::launch::async, [&] { return g.check(4096); });
+    ASSERT_TRUE(g.wait_for_held(1));
+    auto big = std::async(std::launch::async, [&] { return g.check(256 * 1024); });  // not diverted
+    EXPECT_TRUE(g.wait_for_held(2));
+    EXPECT_EQ(0, g.other_w->calls.load());
+    g.release();
+    EXPECT_TRUE(small.get());
+    EXPECT_TRUE(big.get());
+    EXPECT_EQ(2, g.cpu_w->calls.load());
+    EXPECT_EQ(0, g.other_w->calls.load());
+}
+
 TEST(EngineCpu, TheCpuTakesWholeJobsUntilCpuBusyAtAreInFlight) {
     GatedPair g(2);
     ASSERT_NE(nullptr, g.p->test.ctx->backend);

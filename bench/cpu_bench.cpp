@@ -25,6 +25,8 @@
 
 #include "bulkcrypt/bulkcrypt.h"
 
+#include "openssl_speed.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -59,30 +61,6 @@ bc_status run_once(bc_key* key, const bc_algorithm_info& info, const uint8_t* in
         return bc_aead_seal_detached(key, iv, info.iv_size, nullptr, 0, in, len, out, tag, info.tag_size, nullptr);
     if (info.kind == BC_KIND_XTS) p.data_unit_size = 4096;
     return bc_encrypt(key, iv, info.iv_size, in, len, out, len, &n, &p);
-}
-
-// Runs `openssl speed -elapsed -multi T -evp ALG -bytes 16384` (wall clock, not
-// user CPU time, which coarse VM accounting distorts) and returns GB/s, or -1.
-double openssl_speed(const std::string& alg, unsigned threads, std::string* raw) {
-    std::string cmd = "openssl speed -elapsed -multi " + std::to_string(threads) + " -seconds 3 -bytes 16384 -evp " + alg +
-                      " 2>/dev/null";
-    FILE* f = popen(cmd.c_str(), "r");
-    if (!f) return -1;
-    char line[1024];
-    double kbps = -1;
-    while (std::fgets(line, sizeof line, f)) {
-        std::string l(line);
-        std::string lower = l;
-        for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        // The result row starts with the algorithm's name, in upper case on OpenSSL 3.
-        if (lower.find(alg) != std::string::npos && l.find('k') != std::string::npos && l.find("Doing") == std::string::npos) {
-            const char* last = std::strrchr(line, ' ');
-            if (last) kbps = std::atof(last + 1);
-            *raw = l;
-        }
-    }
-    pclose(f);
-    return kbps < 0 ? -1 : kbps * 1000.0 / 1e9;
 }
 
 }  // namespace
@@ -156,8 +134,8 @@ int main(int argc, char** argv) {
         if (r > 0) small.push_back(total * double(msg) / secs / 1e9);  // run 0 is the warm-up
     }
 
-    std::string raw;
-    double ossl = a.openssl ? openssl_speed(a.alg, a.threads, &raw) : -1;
+    // 16 KiB buffers in `threads` processes, 3 s: the shape of the "16 KiB messages" row
+    const double ossl = a.openssl ? bench::openssl_speed_gbps(a.alg, a.threads, 3, 16384, false) : -1;
     double big_m = median(big), small_m = median(small);
     auto minmax = [](const std::vector<double>& v) { return std::make_pair(*std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())); };
     auto bmm = minmax(big), smm = minmax(small);

@@ -1,8 +1,10 @@
 // GPU AES benchmark: payload GB/s (1 GB = 1e9 bytes) of the CUDA backend on data
 // already in GPU memory (out of place: reads plaintext, writes ciphertext),
-// beside the device-to-device copy roof measured in the same run.
+// beside the device-to-device copy roof measured in the same run and, for each
+// algorithm and direction, `openssl speed -multi <cores>` on the same machine
+// (16 KiB buffers, after the GPU figures; --no-openssl or --quick skip it).
 //
-//   gpu_bench [--quick] [--variants] [--size MIB] [--runs N] [--device N] [--json PATH]
+//   gpu_bench [--quick] [--variants] [--no-openssl] [--size MIB] [--runs N] [--device N] [--json PATH]
 //
 // --variants: the bitsliced core once per variant of cuda_kernels.h
 // (kAesBsVariants: "plain", "fk", "fk-cs", "cl", "cle", "pair", "pair-cc"), each row with its kernel's registers and
@@ -17,20 +19,25 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "engine/algorithms.h"
+#include "openssl_speed.h"
 
 namespace {
 
 struct Result {
     std::string alg, variant, note;
-    double gbs = 0, predicted = 0;
+    bool decrypt = false;
+    double gbs = 0, predicted = 0, openssl = -1;
     int regs = -1, local = -1;
     bool ok = false;
     std::string error;
@@ -81,24 +88,27 @@ int main(int argc, char** argv) {
     size_t mib = 1024;
     int runs = 7, device = 0;
     std::string json;
-    bool quick = false, variants = false;
+    bool quick = false, variants = false, openssl = true;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--quick") quick = true;
         else if (a == "--variants") variants = true;
+        else if (a == "--no-openssl") openssl = false;
         else if (a == "--size" && i + 1 < argc) mib = std::strtoull(argv[++i], nullptr, 10);
         else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
         else if (a == "--device" && i + 1 < argc) device = std::atoi(argv[++i]);
         else if (a == "--json" && i + 1 < argc) json = argv[++i];
         else if (a.size() > 5 && a.substr(a.size() - 5) == ".json") json = a;
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--variants] [--size MIB] [--runs N] [--device N] [--json PATH]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--quick] [--variants] [--no-openssl] [--size MIB] [--runs N] [--device N] [--json PATH]\n",
+                         argv[0]);
             return 1;
         }
     }
     if (quick) {
         mib = std::min<size_t>(mib, 64);
         runs = std::max(5, std::min(runs, 5));
+        openssl = false;
     }
     if (runs < 5) runs = 5;
     const size_t bytes = mib << 20;
@@ -188,6 +198,7 @@ int main(int argc, char** argv) {
             if (rv.gcm_only && std::strstr(c.alg, "gcm") == nullptr) continue;
             Result r;
             r.alg = c.alg;
+            r.decrypt = c.decrypt;
             r.variant = variant ? std::string("table")
                         : variants ? std::string("bitsliced/") + bc::cuda::aes_bs_variant_name(rv.bs)
                                    : std::string("bitsliced");
@@ -260,19 +271,48 @@ int main(int argc, char** argv) {
         }
     }
 
+    // The CPU figure of each algorithm and direction on this machine, once each, after the GPU
+    // runs (openssl speed loads every core).
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (openssl) {
+        std::map<std::pair<std::string, bool>, double> cpu;
+        for (auto& r : results) {
+            const auto k = std::make_pair(r.alg, r.decrypt);
+            if (!cpu.count(k)) {
+                std::string why;
+                cpu[k] = bench::openssl_speed_gbps(r.alg, cores, 3, 16384, r.decrypt, &why);
+                std::fprintf(stderr, "  openssl speed -multi %u %s%s: %.1f GB/s %s\n", cores, r.alg.c_str(),
+                             r.decrypt ? " -decrypt" : "", cpu[k], why.c_str());
+            }
+            r.openssl = cpu[k];
+        }
+    }
+    auto cpu_cell = [](const Result& r) {
+        char b[32] = "-";
+        if (r.openssl > 0) std::snprintf(b, sizeof b, "%.1f", r.openssl);
+        return std::string(b);
+    };
+    auto times_cell = [](const Result& r) {
+        char b[32] = "-";
+        if (r.openssl > 0 && r.ok) std::snprintf(b, sizeof b, "%.1fx", r.gbs / r.openssl);
+        return std::string(b);
+    };
+
     std::printf("\n## bulkcrypt GPU AES, data in GPU memory (out of place)\n\n");
     std::printf("device: %s (sm_%d%d, %d SMs), payload %zu MiB, median of %d runs after warm-up\n\n", prop.name,
                 prop.major, prop.minor, prop.multiProcessorCount, mib, runs);
-    std::printf("| algorithm | variant | GB/s | predicted GB/s | %% of copy roof | regs | local B | note |\n");
-    std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n");
-    std::printf("| device copy (roof) | - | %.1f | 1510 | 100 | - | - | cudaMemcpy D2D, payload bytes |\n", roof);
+    std::printf("| algorithm | variant | GB/s | predicted GB/s | %% of copy roof | openssl speed -multi %u, GB/s | vs openssl "
+                "| regs | local B | note |\n", cores);
+    std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n");
+    std::printf("| device copy (roof) | - | %.1f | 1510 | 100 | - | - | - | - | cudaMemcpy D2D, payload bytes |\n", roof);
     for (const auto& r : results) {
         if (r.ok)
-            std::printf("| %s | %s | %.1f | %.0f | %.1f | %d | %d | %s |\n", r.alg.c_str(), r.variant.c_str(), r.gbs,
-                        r.predicted, 100.0 * r.gbs / roof, r.regs, r.local, r.note.c_str());
+            std::printf("| %s | %s | %.1f | %.0f | %.1f | %s | %s | %d | %d | %s |\n", r.alg.c_str(), r.variant.c_str(), r.gbs,
+                        r.predicted, 100.0 * r.gbs / roof, cpu_cell(r).c_str(), times_cell(r).c_str(), r.regs, r.local,
+                        r.note.c_str());
         else
-            std::printf("| %s | %s | error | %.0f | - | %d | %d | %s |\n", r.alg.c_str(), r.variant.c_str(), r.predicted,
-                        r.regs, r.local, r.error.c_str());
+            std::printf("| %s | %s | error | %.0f | - | %s | - | %d | %d | %s |\n", r.alg.c_str(), r.variant.c_str(),
+                        r.predicted, cpu_cell(r).c_str(), r.regs, r.local, r.error.c_str());
     }
     if (!json.empty()) {
         FILE* f = std::fopen(json.c_str(), "w");
@@ -282,14 +322,19 @@ int main(int argc, char** argv) {
         }
         std::fprintf(f, "{\n  \"device\": \"%s\",\n  \"sm\": \"%d%d\",\n  \"payload_bytes\": %zu,\n  \"runs\": %d,\n",
                      prop.name, prop.major, prop.minor, bytes, runs);
-        std::fprintf(f, "  \"unit\": \"GB/s (1e9 bytes per second, payload)\",\n  \"copy_roof_gbs\": %.3f,\n  \"results\": [\n", roof);
+        std::fprintf(f,
+                     "  \"unit\": \"GB/s (1e9 bytes per second, payload)\",\n  \"copy_roof_gbs\": %.3f,\n"
+                     "  \"openssl_speed\": \"openssl speed -elapsed -mr -multi %u -seconds 3 -bytes 16384 [-decrypt] -evp ALG "
+                     "(-1: not run)\",\n  \"results\": [\n",
+                     roof, cores);
         for (size_t i = 0; i < results.size(); ++i) {
             const auto& r = results[i];
             std::fprintf(f,
-                         "    {\"algorithm\": \"%s\", \"variant\": \"%s\", \"gbs\": %.3f, \"predicted_gbs\": %.0f, "
-                         "\"regs\": %d, \"local_bytes\": %d, \"ok\": %s, \"note\": \"%s\", \"error\": \"%s\"}%s\n",
-                         r.alg.c_str(), r.variant.c_str(), r.gbs, r.predicted, r.regs, r.local, r.ok ? "true" : "false", r.note.c_str(),
-                         r.error.c_str(), i + 1 < results.size() ? "," : "");
+                         "    {\"algorithm\": \"%s\", \"variant\": \"%s\", \"decrypt\": %s, \"gbs\": %.3f, "
+                         "\"predicted_gbs\": %.0f, \"openssl_speed_gbs\": %.3f, \"regs\": %d, \"local_bytes\": %d, "
+                         "\"ok\": %s, \"note\": \"%s\", \"error\": \"%s\"}%s\n",
+                         r.alg.c_str(), r.variant.c_str(), r.decrypt ? "true" : "false", r.gbs, r.predicted, r.openssl, r.regs,
+                         r.local, r.ok ? "true" : "false", r.note.c_str(), r.error.c_str(), i + 1 < results.size() ? "," : "");
         }
         std::fprintf(f, "  ]\n}\n");
         std::fclose(f);

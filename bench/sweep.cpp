@@ -55,6 +55,8 @@
 
 #include "bulkcrypt/bulkcrypt.h"
 
+#include "openssl_speed.h"
+
 #if defined(BC_HAVE_CUDA)
 #include <cuda_runtime.h>
 #endif
@@ -988,22 +990,7 @@ void openssl_speed(Runner& r, const std::string& alg, unsigned procs) {
     std::string out = run_command(cmd + " 2>&1", &rc);
     std::vector<uint64_t> sizes;
     std::vector<double> rates;
-    std::istringstream in(out);
-    for (std::string line; std::getline(in, line);) {
-        // Sizes: "+H:16:64:..." (one process) or "Got: +H:16384 from 0" (-multi children).
-        size_t h = line.find("+H:");
-        if (h != std::string::npos && (h == 0 || line.rfind("Got: ", 0) == 0)) {
-            std::string f = line.substr(h + 3);
-            f = f.substr(0, f.find(' '));
-            sizes.clear();
-            for (auto& x : split(f, ':')) sizes.push_back(std::strtoull(x.c_str(), nullptr, 10));
-        } else if (line.rfind("+F:", 0) == 0) {  // the total line (children's start with "Got:")
-            std::vector<std::string> f = split(line.substr(3), ':');
-            rates.clear();
-            for (size_t i = 2; i < f.size(); ++i) rates.push_back(std::atof(f[i].c_str()) / 1e9);
-        }
-    }
-    if (rc != 0 || rates.empty() || rates.size() != sizes.size()) {
+    if (rc != 0 || !bench::parse_openssl_speed_mr(out, &sizes, &rates)) {
         j["status"] = "skipped";
         std::string tail = trim(out);
         if (tail.size() > 300) tail = tail.substr(tail.size() - 300);

@@ -1,5 +1,6 @@
 // bulkcrypt bench: quick throughput figures through the C API, beside the host
-// memory-copy roof measured in the same run.
+// memory-copy roof measured in the same run, or, with --memory device, on data in GPU
+// memory beside the device copy roof.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "common.h"
 #include "container.h"
+#include "device_buffers.h"
 #include "info.h"
 #include "io.h"
 #include "keys.h"
@@ -90,6 +92,20 @@ int cmd_bench(const BenchOptions& opt) {
     if (aead && size > info.max_message_size) size = info.max_message_size;
     const uint64_t sector = info.kind == BC_KIND_XTS && size % 4096 == 0 ? 4096 : 0;
 
+    // --memory device: the CUDA device whose memory holds the data (an engine context routes
+    // device pointers to the GPU that owns them; its first GPU is used).
+    const bool on_device = opt.memory == "device";
+    int cuda_device = 0;
+    if (on_device) {
+        if (opt.device.rfind("cuda:", 0) == 0 && opt.device.size() > 5 &&
+            opt.device.find_first_not_of("0123456789", 5) == std::string::npos)
+            cuda_device = std::stoi(opt.device.substr(5));
+        else if (opt.device != "auto" && opt.device != "hybrid" && opt.device != "cuda:all")
+            fail(kExitUsage, "--memory device needs a CUDA device: --device cuda:N, cuda:all, hybrid or auto");
+        if (opt.segment_size > 0 || !opt.file.empty())
+            fail(kExitUsage, "--memory device measures one-shot calls only (no --segment-size, no --file)");
+    }
+
     Context ctx;
     open_context(ctx, opt.device, opt.options);
     Key key;
@@ -110,6 +126,19 @@ int cmd_bench(const BenchOptions& opt) {
     std::memset(out.data(), 0, out.size());
     bc_params params{};
     params.data_unit_size = sector;
+    DeviceBuffer din, dout, dct;
+    std::vector<uint8_t> dtag(16);
+    if (on_device) {
+        std::string why;
+        if (!din.allocate(cuda_device, n, in.data(), &why) || !dout.allocate(cuda_device, n + 16, nullptr, &why) ||
+            (aead && opt.decrypt && !dct.allocate(cuda_device, n, nullptr, &why)))
+            fail(kExitDevice, "--memory device: " + why);
+        params.memory = BC_MEMORY_DEVICE;
+        if (aead && opt.decrypt)
+            check(bc_aead_seal_detached(key.key, iv.data(), iv.size(), nullptr, 0, static_cast<uint8_t*>(din.data()), n,
+                                        static_cast<uint8_t*>(dct.data()), dtag.data(), tag, &params),
+                  "sealing the benchmark message in GPU memory");
+    }
 
     // The sealed message the decrypt benchmark opens.
     if (aead && opt.decrypt) {
@@ -117,7 +146,23 @@ int cmd_bench(const BenchOptions& opt) {
         check(bc_aead_seal(key.key, iv.data(), iv.size(), nullptr, 0, in.data(), n, ct.data(), ct.size(), &len,
                            tag, nullptr), "sealing the benchmark message");
     }
+    // In GPU memory: the detached AEAD calls (the tag stays on the host), every call synchronous.
+    auto one_shot_device = [&] {
+        auto* di = static_cast<uint8_t*>(din.data());
+        auto* dout_p = static_cast<uint8_t*>(dout.data());
+        size_t len = 0;
+        bc_status st;
+        if (aead && !opt.decrypt)
+            st = bc_aead_seal_detached(key.key, iv.data(), iv.size(), nullptr, 0, di, n, dout_p, dtag.data(), tag, &params);
+        else if (aead)
+            st = bc_aead_open_detached(key.key, iv.data(), iv.size(), nullptr, 0, static_cast<uint8_t*>(dct.data()), n,
+                                       dtag.data(), tag, dout_p, &params);
+        else
+            st = (opt.decrypt ? bc_decrypt : bc_encrypt)(key.key, iv.data(), iv.size(), di, n, dout_p, n, &len, &params);
+        check(st, fmt::format("{} {} in GPU memory", opt.decrypt ? "decrypting" : "encrypting", opt.algorithm));
+    };
     auto one_shot = [&] {
+        if (on_device) return one_shot_device();
         size_t len = 0;
         bc_status st;
         if (aead && !opt.decrypt)
@@ -200,6 +245,7 @@ int cmd_bench(const BenchOptions& opt) {
 
     const unsigned copy_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 64u);
     const Timing t_copy = measure([&] { parallel_copy(out.data(), in.data(), n, copy_threads); }, 0.3, 3);
+    const double t_dcopy = on_device ? device_copy_seconds(dout, din, n, 0.3) : -1;
 
     const char* dir = opt.decrypt ? "decrypt" : "encrypt";
     if (opt.json) {
@@ -233,6 +279,8 @@ int cmd_bench(const BenchOptions& opt) {
                          {"workers", file_run.workers},
                          {"segments_in_flight", file_run.slots}};
         j["roof_host_memcpy"] = {{"gb_per_s", gbps(size, t_copy.median())}, {"threads", copy_threads}};
+        j["memory"] = on_device ? "device" : "host";
+        if (on_device) j["roof_device_copy"] = {{"gb_per_s", t_dcopy > 0 ? gbps(size, t_dcopy) : -1.0}};
         j["library_version"] = bc_version();
         std::puts(j.dump().c_str());
         return kExitOk;
@@ -251,6 +299,15 @@ int cmd_bench(const BenchOptions& opt) {
                    "one-shot)\n", opt.file_out == "/dev/null" ? "/dev/null" : "file", r,
                    human_bytes(double(file_run.plaintext_bytes)), opt.file, file_run.workers, file_run.slots,
                    100 * r / gbps(size, t_one.median()));
+    }
+    if (on_device) {
+        if (t_dcopy > 0)
+            fmt::print("  roof: device copy  {:9.2f} GB/s  (cudaMemcpy device to device, same buffers)\n",
+                       gbps(size, t_dcopy));
+        else
+            fmt::print("  roof: device copy  (could not be measured)\n");
+        fmt::print("  GB/s = 10^9 plaintext bytes per second, GPU memory in and out (median of the runs).\n");
+        return kExitOk;
     }
     fmt::print("  roof: host memcpy  {:9.2f} GB/s  ({} threads, same buffers)\n", gbps(size, t_copy.median()),
                copy_threads);

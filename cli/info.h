@@ -22,6 +22,7 @@ struct BenchOptions {
     bool json = false;
     std::string file;          // also encrypt this file through the container
     std::string file_out = "/dev/null";  // ... to here (a path is replaced)
+    std::string memory = "host";         // "device": the data in GPU memory (CUDA devices)
 };
 
 int cmd_bench(const BenchOptions& opt);

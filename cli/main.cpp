@@ -141,6 +141,10 @@ int main(int argc, char** argv) {
     bench->add_option("--seconds", bench_opt.seconds, "measure at least this long (default 1)");
     bench->add_option("--runs", bench_opt.min_runs, "at least this many timed calls (default 3)");
     bench->add_flag("--decrypt", bench_opt.decrypt, "measure decryption");
+    bench->add_option("--memory", bench_opt.memory,
+                      "host (default), or device: input and output in GPU memory (cuda:N or auto), "
+                      "beside the device copy roof")
+        ->check(CLI::IsMember({"host", "device"}));
     bench->add_option("--segment-size", bench_segment,
                       "AEAD encrypt: also measure the container's path, --size cut into segments of this "
                       "size (with --file: the file's segment size)");

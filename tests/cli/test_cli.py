@@ -767,6 +767,46 @@ class ExitCodes(Base):
         self.assertGreater(json.loads(out)["segmented"]["gb_per_s"], 0)
 
 
+    def test_bench_device_memory_needs_a_cuda_device(self):
+        rc, _, err = run(["bench", "--memory", "device", "--device", "cpu", "--size", "1M"])
+        self.assertEqual(rc, EXIT_USAGE, err)
+        self.assertIn(b"needs a CUDA device", err)
+        rc, _, err = run(["bench", "--memory", "gpu"])
+        self.assertEqual(rc, EXIT_USAGE, err)
+
+
+class BenchDeviceMemory(Base):
+    """`bulkcrypt bench --memory device`: data in GPU memory, beside the device copy roof."""
+
+    def bench(self, *args):
+        rc, out, err = run(["bench", "--memory", "device", "--device", DEVICE, "--size", "4M", "--seconds", "0.1",
+                            "--json", *args])
+        self.assertEqual(rc, 0, err)
+        j = json.loads(out)
+        self.assertEqual(j["memory"], "device")
+        self.assertGreater(j["one_shot"]["gb_per_s"], 0)
+        self.assertGreater(j["roof_device_copy"]["gb_per_s"], 0)
+        return j
+
+    def test_raw_modes_both_directions(self):
+        for alg in ("aes-128-ctr", "aes-128-ecb", "aes-128-xts", "chacha20"):
+            self.bench("-a", alg)
+        for alg in ("aes-128-cbc", "aes-128-xts"):
+            self.bench("-a", alg, "--decrypt")
+
+    def test_aead_seal_and_open(self):
+        for alg in ("aes-256-gcm", "chacha20-poly1305"):
+            self.bench("-a", alg)
+            self.bench("-a", alg, "--decrypt")
+
+    def test_human_output_names_the_roof(self):
+        rc, out, err = run(["bench", "--memory", "device", "--device", DEVICE, "--size", "1M", "--seconds", "0.1",
+                            "-a", "aes-128-ctr"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"device copy", out)
+        self.assertIn(b"GPU memory", out)
+
+
 class Memory(Base):
     """A file much larger than the memory bound streams through in bounded memory."""
 

@@ -18,5 +18,8 @@ Status raw_run(bc_key* key, Dir dir, const uint8_t* iv, size_t iv_len, const uin
                size_t len, const bc_params& p, uint64_t offset);
 // PKCS#7 check of a decrypted last block, in constant time; false when malformed.
 bool pkcs7_strip(const uint8_t* last_block, size_t* pad_len);
+// Test hook: off, every one-shot raw call takes the detailed checks (the usual-call path
+// of api_cipher.cpp must give the same statuses, outputs and messages).
+void set_raw_usual_call_enabled(bool on);
 
 }  // namespace bc

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bulkcrypt/bulkcrypt.h"
+#include "capi/capi_raw.h"
 
 namespace {
 
@@ -358,6 +359,74 @@ TEST(CapiBadInput, DistinctStatuses) {
 
     // Distinct messages for distinct statuses.
     EXPECT_STRNE(bc_status_message(BC_ERR_AUTH_FAILED), bc_status_message(BC_ERR_BAD_PADDING));
+}
+
+// The one-shot raw calls' usual-call path (plain compares, then straight to the backend)
+// against the detailed checks alone: over good and bad IVs, lengths, buffer layouts, output
+// sizes, parameters and counters near the wrap, every call gives the same status, out_len,
+// output bytes and error message either way.
+TEST(CapiBadInput, UsualCallPathMatchesTheDetailedChecks) {
+    Ctx c(nullptr);
+    struct Alg { const char* name; size_t key; };
+    const Alg algs[] = {{"aes-128-ecb", 16}, {"aes-256-cbc", 32}, {"aes-128-ctr", 16}, {"chacha20", 32},
+                        {"aes-128-xts", 32}};
+    const size_t lens[] = {0, 1, 15, 16, 33, 256};
+    const size_t iv_lens[] = {0, 12, 16, 17};
+    size_t calls = 0, fast_ok = 0;
+    for (const Alg& alg : algs) {
+        Key k(c.ctx, alg.name, rnd(alg.key));
+        for (int variant = 0; variant < 7; ++variant) {  // the bc_params
+            bc_params p{};
+            const bc_params* pp = &p;
+            if (variant == 0) pp = nullptr;
+            if (variant == 2) p.flags = BC_FLAG_PAD_PKCS7;
+            if (variant == 3) p.offset = 16;
+            if (variant == 4) p.data_unit_size = 32;
+            if (variant == 5) p.memory = BC_MEMORY_DEVICE;
+            if (variant == 6) p.flags = 0x80;
+            for (size_t iv_len : iv_lens)
+                for (int wrap = 0; wrap < 2; ++wrap)
+                    for (size_t len : lens)
+                        for (int layout = 0; layout < 4; ++layout)  // disjoint, in place, overlapping, NULL out
+                            for (int cap = -1; cap <= 16; cap += 17) {
+                                Bytes iv(32, 0x5a);
+                                if (wrap) std::fill(iv.begin(), iv.begin() + 16, 0xff);
+                                const Bytes in = rnd(len + 64);
+                                const size_t out_cap = cap < 0 ? (len ? len - 1 : 0) : len + size_t(cap);
+                                Bytes res[2];
+                                bc_status st[2];
+                                size_t out_len[2];
+                                std::string msg[2];
+                                for (int fast = 0; fast < 2; ++fast) {
+                                    bc::set_raw_usual_call_enabled(fast == 1);
+                                    Bytes buf = in, out(len + 64, 0xee);
+                                    const uint8_t* src = buf.data();
+                                    uint8_t* dst = layout == 0 ? out.data() : layout == 1 ? buf.data()
+                                                 : layout == 2 ? buf.data() + 1 : nullptr;
+                                    out_len[fast] = 12345;
+                                    st[fast] = bc_encrypt(k.k, iv_len ? iv.data() : nullptr, iv_len, src, len, dst,
+                                                          out_cap, &out_len[fast], pp);
+                                    msg[fast] = bc_last_error();
+                                    res[fast] = layout == 0 ? out : buf;
+                                }
+                                bc::set_raw_usual_call_enabled(true);
+                                ++calls;
+                                fast_ok += st[1] == BC_OK;
+                                const std::string what = std::string(alg.name) + " params " + std::to_string(variant) +
+                                                         " iv_len " + std::to_string(iv_len) + " wrap " +
+                                                         std::to_string(wrap) + " len " + std::to_string(len) +
+                                                         " layout " + std::to_string(layout) + " cap " +
+                                                         std::to_string(out_cap);
+                                ASSERT_EQ(st[0], st[1]) << what;
+                                ASSERT_EQ(out_len[0], out_len[1]) << what;
+                                ASSERT_EQ(msg[0], msg[1]) << what;
+                                ASSERT_EQ(res[0], res[1]) << what;
+                            }
+        }
+    }
+    // the comparison covered both outcomes
+    EXPECT_GT(fast_ok, 100u);
+    EXPECT_GT(calls - fast_ok, 1000u);
 }
 
 TEST(CapiBadInput, RefusedCallWritesNothing) {

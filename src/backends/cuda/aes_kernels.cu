@@ -599,16 +599,11 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables 
         uint32_t s[128];
         const uint64_t base = tile * kTile + lane;
         const bool whole = kFast && (tile + 1) * kTile <= nblocks;  // warp-uniform
-        auto load_all = [&](auto guard) {
+        tile_load<kFast>(in, base, len, whole, s);
+        if constexpr (kSaved) {
 #pragma unroll
-            for (int j = 0; j < 32; ++j) {
-                uint32_t w[4];
-                load_block<kFast, decltype(guard)::value>(in, (int64_t)(16 * (base + 32 * j)), len, w);
-                s[j] = w[0]; s[32 + j] = w[1]; s[64 + j] = w[2]; s[96 + j] = w[3];
-                if (kSaved) saved[32 * j + lane] = make_uint4(w[0], w[1], w[2], w[3]);
-            }
-        };
-        if (whole) load_all(Unguarded{}); else load_all(Guarded{});
+            for (int j = 0; j < 32; ++j) saved[32 * j + lane] = make_uint4(s[j], s[32 + j], s[64 + j], s[96 + j]);
+        }
         c.run(s);
         uint32_t carry[4];  // the ciphertext block before the tile
         load_block<false>(chain, (int64_t)(16 * tile), 16 * ntiles, carry);

@@ -81,6 +81,7 @@ private:
     DevAesTables tables_;
     void* tables_mem_ = nullptr;
     void* alpha_mem_ = nullptr;
+    cudaMemPool_t pool_ = nullptr;    // scratch memory (see init)
     std::mutex staging_mu_;           // host-memory calls share the staging buffers
     static constexpr int kSlots = 2;
     uint8_t* pinned_[kSlots] = {};

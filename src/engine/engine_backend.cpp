@@ -17,6 +17,7 @@
 #include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
+#include "util/thread_shard.h"
 
 namespace bc {
 namespace {
@@ -219,13 +220,13 @@ public:
     EngineStats stats() const {
         std::lock_guard<std::mutex> lk(mu_);
         EngineStats s = stats_;
-        s.small_jobs = small_jobs_.load();
+        s.small_jobs = small_jobs();
         s.device_jobs = device_jobs_.load();
         return s;
     }
     void reset_stats() {
         std::lock_guard<std::mutex> lk(mu_);
-        small_jobs_ = 0;
+        for (CountShard& c : small_jobs_) c.n.store(0, std::memory_order_relaxed);
         device_jobs_ = 0;
         stats_ = EngineStats();
         stats_.pieces.assign(workers_.size(), 0);
@@ -410,7 +411,23 @@ private:
     }
 
     // Small jobs take no lock (many threads may send them at once).
-    void count_small() { small_jobs_.fetch_add(1, std::memory_order_relaxed); }
+    // The small-job count is a statistic, not an input to any choice, so it is kept without
+    // a locked instruction (one costs 6.9 ns on the H100 host, ~0.8 % of a 4 KiB job): one
+    // counter per shard of calling threads, a plain load and store. Two threads of one shard
+    // counting at the same instant can lose one count.
+    static constexpr unsigned kCountShardBits = 4;
+    struct alignas(64) CountShard {
+        std::atomic<uint64_t> n{0};
+    };
+    void count_small() {
+        std::atomic<uint64_t>& c = small_jobs_[thread_shard(kCountShardBits)].n;
+        c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
+    uint64_t small_jobs() const {
+        uint64_t t = 0;
+        for (const CountShard& c : small_jobs_) t += c.n.load(std::memory_order_relaxed);
+        return t;
+    }
 
     // Queues a job, lets the workers drain it, returns its status.
     // in, out: the job's buffers (pinned or pageable decides its split class).
@@ -437,7 +454,8 @@ private:
     EngineStats stats_;
     std::vector<double> rate_;  // bytes/s per (worker, kind), learned from pieces (0: not yet); under mu_
     std::unique_ptr<std::atomic<int>[]> inflight_;  // whole jobs running per worker (choose_worker)
-    std::atomic<uint64_t> small_jobs_{0}, device_jobs_{0};
+    CountShard small_jobs_[size_t(1) << kCountShardBits];
+    std::atomic<uint64_t> device_jobs_{0};
     std::vector<std::thread> threads_;
 };
 

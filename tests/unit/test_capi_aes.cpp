@@ -8,6 +8,7 @@
 
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bulkcrypt/bulkcrypt.h"
@@ -359,6 +360,30 @@ TEST(CapiBadInput, DistinctStatuses) {
 
     // Distinct messages for distinct statuses.
     EXPECT_STRNE(bc_status_message(BC_ERR_AUTH_FAILED), bc_status_message(BC_ERR_BAD_PADDING));
+}
+
+// bc_last_error: the detail of the thread's latest failure, "" once a call succeeds, and
+// per thread (a failure on another thread leaves this one's alone).
+TEST(CapiBadInput, LastErrorFollowsTheLatestCallOnItsThread) {
+    Ctx c(nullptr);
+    Key ctr(c.ctx, "aes-128-ctr", rnd(16));
+    Bytes iv(16), buf(64), out(64);
+    size_t n = 0;
+    ASSERT_EQ(BC_ERR_IV_SIZE, bc_encrypt(ctr.k, iv.data(), 12, buf.data(), 64, out.data(), 64, &n, nullptr));
+    const std::string iv_detail = bc_last_error();
+    EXPECT_NE(iv_detail, "");
+    EXPECT_EQ(BC_ERR_OUTPUT_TOO_SMALL, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 64, out.data(), 63, &n, nullptr));
+    EXPECT_NE(std::string(bc_last_error()), iv_detail);  // the latest failure's, not the first's
+    std::thread([&] {
+        EXPECT_STREQ("", bc_last_error());  // a new thread has no failure yet
+        EXPECT_EQ(BC_ERR_IV_SIZE, bc_encrypt(ctr.k, iv.data(), 12, buf.data(), 64, out.data(), 64, &n, nullptr));
+        EXPECT_EQ(iv_detail, bc_last_error());
+    }).join();
+    EXPECT_NE(std::string(bc_last_error()), iv_detail);  // untouched by the other thread
+    ASSERT_EQ(BC_OK, bc_encrypt(ctr.k, iv.data(), 16, buf.data(), 64, out.data(), 64, &n, nullptr));
+    EXPECT_STREQ("", bc_last_error());
+    EXPECT_EQ(BC_ERR_IV_SIZE, bc_encrypt(ctr.k, iv.data(), 12, buf.data(), 64, out.data(), 64, &n, nullptr));
+    EXPECT_EQ(iv_detail, bc_last_error());  // a failure after a success shows again
 }
 
 // The one-shot raw calls' usual-call path (plain compares, then straight to the backend)

@@ -1,7 +1,6 @@
 #include "backends/cpu/cpu_aes_evp.h"
 
 #include <openssl/err.h>
-#include <pthread.h>
 
 #include <algorithm>
 #include <climits>
@@ -11,6 +10,7 @@
 
 #include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
+#include "util/thread_shard.h"
 
 namespace bc {
 namespace {
@@ -417,12 +417,7 @@ EvpKeyedPool::~EvpKeyedPool() {
     }
 }
 
-EvpKeyedPool::Shard& EvpKeyedPool::shard() {
-    // Fibonacci hashing of the thread's handle (a few cycles; std::hash of a
-    // std::thread::id runs a byte hash on every call): the top bits of the product.
-    const uint64_t id = static_cast<uint64_t>(pthread_self());
-    return shards_[(id * 0x9E3779B97F4A7C15ull) >> (64 - kShardBits)];
-}
+EvpKeyedPool::Shard& EvpKeyedPool::shard() { return shards_[thread_shard(kShardBits)]; }
 
 // One thread calling again and again (the small-job case) swaps the shard's
 // last context in and out: one atomic exchange each way, no lock.

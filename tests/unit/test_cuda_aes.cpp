@@ -498,7 +498,10 @@ TEST(CudaAes, XtsManyUnitsAndStealing) {
                             // tile of 512 blocks, tiles starting inside units (tile tweaks from the
                             // alpha tables, level 1 too), a short last unit, stealing after it
                             {256 * 67, 256}, {768 * 41 + 16 * 5, 768}, {16640 * 9 + 16 * 37 + 9, 16640},
-                            {16 * 4096, 0}, {640000 * 2 + 16 * 3, 640000}};
+                            {16 * 4096, 0}, {640000 * 2 + 16 * 3, 640000},
+                            // units of exactly one tile-tweak entry (256 blocks on pairs, 1,024 on
+                            // k_ecb's tiles): the units' tweaks serve as the tile tweaks
+                            {4096 * 70 + 16 * 2 + 3, 4096}, {16384 * 5 + 16 * 3 + 7, 16384}};
     for (const auto& v : kVariants)
         for (const char* alg : {"aes-128-xts", "aes-256-xts"}) {
             Env e = make_env(alg, v, rng);

@@ -1050,7 +1050,15 @@ cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& key, const D
     const size_t sm = BC_SMEM(tab, !encrypt);
 #define BC_ECB(T, D, F) k_ecb<T, D, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks)
     if (!tab && encrypt && fast && k.bs_variant >= kAesBsPairVariant) {
-        const int pgrid = grid_for_tiles((nblocks + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
+        const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
+        // Fewer tiles than 8 warps per SM (XTS's tweaks: one block per data unit) leave the
+        // launch bound by one warp's latency: 4-warp blocks spread them over every SM, one warp
+        // per scheduler, where 8-warp blocks fill half the SMs with two per scheduler.
+        if (ntiles < (uint64_t)sh.sms * (kThreads / 32)) {
+            k_ecb_pair<<<(unsigned)((ntiles + 3) / 4), 128, sm, s>>>(k, in, out, nblocks);
+            return cudaGetLastError();
+        }
+        const int pgrid = grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
         k_ecb_pair<<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
         return cudaGetLastError();
     }
@@ -1163,11 +1171,17 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
         const uint64_t entry = pair ? kXtsPairEntry : kTile;
         const uint64_t nentries = (nblocks + entry - 1) / entry;
         const uint64_t ntiles = pair ? (nblocks + kPairTile - 1) / kPairTile : nentries;
-        uint8_t* tile_tws = tws + 16 * nunits;
-        k_xts_tile_tweaks<<<(unsigned)((nentries + 255) / 256), 256, 0, s>>>(tws, tile_tws, nentries, entry,
-                                                                            full_blocks, alpha_tables);
-        e = cudaGetLastError();
-        if (e != cudaSuccess) return e;
+        // Units of exactly one entry (4096-byte sectors on pairs): entry i starts unit i, so the
+        // units' tweaks are the tile tweaks.
+        const uint8_t* tile_tws = tws;
+        if (full_blocks != entry) {
+            uint8_t* tt = tws + 16 * nunits;
+            k_xts_tile_tweaks<<<(unsigned)((nentries + 255) / 256), 256, 0, s>>>(tws, tt, nentries, entry,
+                                                                                full_blocks, alpha_tables);
+            e = cudaGetLastError();
+            if (e != cudaSuccess) return e;
+            tile_tws = tt;
+        }
         if (pair) {
             k_xts_pair<<<grid_for_tiles(ntiles, sh, kPairBlocksPerSm), kThreads, sm + kXtsPairTweakBytes, s>>>(
                 k1, in, out, nblocks, full_blocks, nunits, tws, tile_tws);

@@ -4,8 +4,9 @@
 // algorithm and direction, `openssl speed -multi <cores>` on the same machine
 // (16 KiB buffers, after the GPU figures; --no-openssl or --quick skip it).
 //
-//   gpu_bench [--quick] [--variants] [--no-openssl] [--size MIB] [--runs N] [--device N] [--json PATH]
+//   gpu_bench [--quick] [--variants] [--no-openssl] [--only ALG] [--size MIB] [--runs N] [--device N] [--json PATH]
 //
+// --only ALG: that algorithm's rows alone (both directions), e.g. under a profiler.
 // --variants: the bitsliced core once per variant of cuda_kernels.h
 // (kAesBsVariants: "plain", "fk", "fk-cs", "cl", "cle", "pair", "pair-cc"), each row with its kernel's registers and
 // local-memory (spill) bytes and the variant's predicted rate (bench/NOTES.md);
@@ -87,7 +88,7 @@ double median_gbs(F&& call, size_t bytes, int runs, cudaStream_t s, std::string*
 int main(int argc, char** argv) {
     size_t mib = 1024;
     int runs = 7, device = 0;
-    std::string json;
+    std::string json, only;
     bool quick = false, variants = false, openssl = true;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
@@ -98,9 +99,10 @@ int main(int argc, char** argv) {
         else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
         else if (a == "--device" && i + 1 < argc) device = std::atoi(argv[++i]);
         else if (a == "--json" && i + 1 < argc) json = argv[++i];
+        else if (a == "--only" && i + 1 < argc) only = argv[++i];
         else if (a.size() > 5 && a.substr(a.size() - 5) == ".json") json = a;
         else {
-            std::fprintf(stderr, "usage: %s [--quick] [--variants] [--no-openssl] [--size MIB] [--runs N] [--device N] [--json PATH]\n",
+            std::fprintf(stderr, "usage: %s [--quick] [--variants] [--no-openssl] [--only ALG] [--size MIB] [--runs N] [--device N] [--json PATH]\n",
                          argv[0]);
             return 1;
         }
@@ -195,6 +197,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         for (const auto& c : cases) {
+            if (!only.empty() && only != c.alg) continue;
             if (rv.gcm_only && std::strstr(c.alg, "gcm") == nullptr) continue;
             Result r;
             r.alg = c.alg;

@@ -440,12 +440,6 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             ctxs.emplace("split", Ctx(std::move(b), "hybrid-split"));
         else
             ctxs.emplace("split", Ctx());
-        // the same with each GPU grab its whole share (EngineOptions::gpu_whole_share)
-        eo.gpu_whole_share = true;
-        if (ngpu > 0 && bc::make_device_engine(true, bc::ContextOptions(), &b, &eo).is_ok())
-            ctxs.emplace("split-whole", Ctx(std::move(b), "hybrid-split-whole"));
-        else
-            ctxs.emplace("split-whole", Ctx());
     }
     if (ngpu > 1) ctxs.emplace("all", Ctx("cuda:all", "cuda:all"));
     const bool have_gpu = bool(ctxs["gpu"]);
@@ -558,8 +552,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     const char* algs[] = {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"};
     std::printf("\n## Throughput (%s jobs, pageable host memory)\n\n"
                 "| algorithm | CPU alone | GPU alone | GPU / NO-OP | hybrid | hybrid / (CPU + GPU) | "
-                "hybrid jobs on the CPU alone | hybrid jobs on the GPUs alone | hybrid, every job split (GPU grabs half / "
-                "whole share) | cuda:all | "
+                "hybrid jobs on the CPU alone | hybrid jobs on the GPUs alone | hybrid, every job split | cuda:all | "
                 "GPU path CPU core-s/GB |\n"
                 "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
                 human(a.size).c_str());
@@ -567,7 +560,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     for (const char* alg : algs) {
         const std::string k = alg;
         Rate cpu = measure(ctxs["cpu"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
-        Rate gpu, hyb, split, split_whole, all, noop_again;
+        Rate gpu, hyb, split, all, noop_again;
         std::pair<std::string, std::string> alone = {"-", "-"};  // hybrid jobs on the CPU alone, on the GPUs alone
         if (have_gpu) {
             std::tie(gpu, noop_again) =
@@ -575,9 +568,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             bc::Backend& hb = *ctxs["hybrid"].ctx->backend;
             hyb = measure_settled(ctxs["hybrid"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
             alone = arm_counts(hb, j, k + "_hybrid_");
-            split = measure_settled(ctxs["split"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
-            if (ctxs["split-whole"])
-                split_whole = measure_settled(ctxs["split-whole"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
+            split = measure(ctxs["split"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
             if (ngpu > 1) all = measure(ctxs["all"].ctx, alg, in.data(), out.data(), a.size, a.seconds);
         }
         // the NO-OP of the same turns (section 1's figure when those failed)
@@ -591,7 +582,6 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             j.num(k + "_hybrid_gbps", hyb.gbps);
             j.num(k + "_hybrid_fraction_of_sum", hyb.gbps / (cpu.gbps + gpu.gbps));
             j.num(k + "_hybrid_split_gbps", split.gbps);
-            j.num(k + "_hybrid_split_whole_share_gbps", split_whole.gbps);
             j.num(k + "_gpu_cpu_core_seconds_per_gb", gpu.cpu_s_per_gb);
             if (ngpu > 1) j.num(k + "_cuda_all_gbps", all.gbps);
             if (!gpu.ok) j.str(k + "_gpu_error", gpu.why);
@@ -604,9 +594,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
                     have_gpu ? (hyb.ok ? gb(hyb.gbps).c_str() : hyb.why.c_str()) : "-",
                     have_gpu ? pct(hyb.gbps / (cpu.gbps + gpu.gbps)).c_str() : "-", alone.first.c_str(),
                     alone.second.c_str(),
-                    have_gpu ? ((split.ok ? gb(split.gbps) : split.why) + " / " +
-                                (split_whole.ok ? gb(split_whole.gbps) : split_whole.why)).c_str()
-                             : "-",
+                    have_gpu ? (split.ok ? gb(split.gbps).c_str() : split.why.c_str()) : "-",
                     ngpu > 1 ? gb(all.gbps).c_str() : "-", have_gpu ? gb(gpu.cpu_s_per_gb).c_str() : "-");
     }
     std::printf("\nTargets: GPU alone >= 90%% of NO-OP; hybrid >= 85%% of CPU + GPU (else see the memcpy roof: "

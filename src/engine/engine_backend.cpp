@@ -523,8 +523,7 @@ bool EngineBackend::pick(size_t w, Job** out, size_t* first, size_t* count) {
                     const double left_bytes = double(j->len - j->next * j->chunk);
                     const double next_bytes = std::min(double(j->chunk), left_bytes);
                     if (mine < fastest && next_bytes / mine > left_bytes / others) continue;
-                    const double share = double(left) * mine / (mine + others);
-                    n = std::max<size_t>(1, size_t(opt_.gpu_whole_share && !is_cpu(w) ? share : share / 2));
+                    n = std::max<size_t>(1, size_t(double(left) * mine / (mine + others) / 2));
                 } else {
                     n = std::max<size_t>(1, left / (2 * members));
                 }

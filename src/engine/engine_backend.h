@@ -55,11 +55,6 @@ struct EngineOptions {
     size_t chunk = kEngineDefaultChunk;           // bytes; rounded down to 64-byte multiples (>= 64)
     size_t cpu_threshold = kEngineDefaultCpuThreshold;  // jobs under it: the first CPU worker alone
     bool guided = true;                           // false: every grab is exactly one chunk
-    // Guided grabs of the non-CPU workers: their whole share of what is left in one piece
-    // instead of half of it. Each piece costs a GPU one pipeline fill and drain (a chunk's
-    // upload before its first kernel, a download after its last), so halving shares down to
-    // single chunks spends much of a GPU's part of a split job filling and draining.
-    bool gpu_whole_share = false;
     // Jobs that stay whole (under cpu_threshold, or one chunk) run on the calling thread:
     // on the CPU worker, unless it is busy (cpu_busy_at whole jobs of other callers in
     // flight) and the job has at least gpu_min_job bytes; then on the least loaded other

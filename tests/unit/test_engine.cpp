@@ -433,42 +433,6 @@ TEST(EngineSplit, JobsSplitWhenEachKindAloneIsSlower) {
     EXPECT_EQ(1u, r.stats.gpus_alone_jobs);
 }
 
-// Guided grabs in a split job: with gpu_whole_share the non-CPU worker takes its whole share
-// of what is left in one piece (one pipeline fill and drain on a real GPU) instead of half of
-// it again and again, so it runs fewer pieces a job; the output is the same.
-TEST(EngineSplit, GpuWholeShareTakesFewerPieces) {
-    auto other_pieces = [](bool whole) {
-        std::vector<std::unique_ptr<bc::Backend>> w;
-        w.push_back(std::make_unique<SlowBackend>(cpu_backend(1), std::chrono::milliseconds(2), "cpu"));
-        auto other = std::make_unique<SlowBackend>(cpu_backend(1), std::chrono::milliseconds(2), "fake-gpu");
-        SlowBackend* other_w = other.get();
-        w.push_back(std::move(other));
-        bc::EngineOptions eo;
-        eo.chunk = 16 * 1024;
-        eo.cpu_threshold = 0;
-        eo.guided = true;
-        eo.split_policy = bc::EngineOptions::SplitPolicy::Split;
-        eo.gpu_whole_share = whole;
-        CtrPair p(std::move(w), eo);
-        const size_t len = 256 * eo.chunk;
-        Bytes pt = rnd(len), a(len), b(len);
-        size_t n = 0;
-        EXPECT_EQ(BC_OK, bc_encrypt(p.kr.k, p.iv.data(), 16, pt.data(), len, b.data(), len, &n, nullptr));
-        int calls = 0;
-        for (int job = 0; job < 4; ++job) {  // the first jobs teach the engine both rates
-            const int before = other_w->calls.load();
-            std::fill(a.begin(), a.end(), 0);
-            EXPECT_EQ(BC_OK, bc_encrypt(p.kt.k, p.iv.data(), 16, pt.data(), len, a.data(), len, &n, nullptr));
-            EXPECT_EQ(a, b) << "job " << job << (whole ? " (whole share)" : " (half share)");
-            calls = other_w->calls.load() - before;
-        }
-        return calls;
-    };
-    const int half = other_pieces(false), whole = other_pieces(true);
-    EXPECT_GE(whole, 1) << "the other worker must still take part in a split job";
-    EXPECT_LT(whole, half) << "pieces of the other worker in the last job: whole share " << whole << ", half " << half;
-}
-
 TEST(EngineSplit, PinnedJobsAreMeasuredApart) {
     // As JobsStayOnTheCpuWhenTheOtherArmsAreSlower for jobs 0-3 (split, then the CPU);
     // job 4 is "pinned" (host_pinned says so): a class of its own, not yet measured, so split.

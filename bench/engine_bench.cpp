@@ -10,6 +10,7 @@
 //      the CPU core-seconds per GB the GPU-only path spends (getrusage: user + system
 //      time of the whole process);
 //      2b. the CPU and the GPU side by side on separate buffers (what a split can reach);
+//      2c. every job split, by the engine's scheduling chunk (4, 16, 64 MiB);
 //   3. the CPU-alone threshold: the smallest job size from which the hybrid engine
 //      (threshold off, job cut in about 8 chunks) beats the CPU alone, and stays ahead;
 //   4. a 4 KiB job against OpenSSL EVP on one core (key set up once, the same call
@@ -634,6 +635,37 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             j.num(k + "_cpu_beside_gpu_gbps", c.ok ? c.gbps : -1);
             j.num(k + "_gpu_beside_cpu_gbps", g.ok ? g.gbps : -1);
             j.num(k + "_side_by_side_fraction_of_sum", c.ok && g.ok ? frac : -1);
+        }
+    }
+
+    // ---- 2c. the forced split by scheduling chunk ----
+    // Side by side beats every split on the H100 host (ChaCha20-Poly1305: 18.5 against 15.4
+    // GB/s, bench/NOTES.md). Suspect: the guided grabs shrink to single chunks near a job's end,
+    // and each GPU piece pays its pipeline's fill and drain. Larger chunks make fewer, larger
+    // pieces: if the split gains with them, the pieces are the cause.
+    if (have_gpu && !a.quick) {
+        const size_t chunks[] = {size_t(4) << 20, size_t(16) << 20, size_t(64) << 20};
+        std::printf("\n### Every job split, by the engine's scheduling chunk (%s jobs, pageable, settled)\n\n"
+                    "| algorithm | 4 MiB | 16 MiB | 64 MiB |\n| --- | ---: | ---: | ---: |\n",
+                    human(a.size).c_str());
+        for (const char* alg : algs) {
+            std::string row = std::string("| ") + alg;
+            for (size_t c : chunks) {
+                bc::EngineOptions eo;
+                eo.split_policy = bc::EngineOptions::SplitPolicy::Split;
+                eo.chunk = c;
+                std::unique_ptr<bc::Backend> b;
+                Rate r;
+                if (bc::make_device_engine(true, bc::ContextOptions(), &b, &eo).is_ok()) {
+                    Ctx sc(std::move(b), "split-chunk");
+                    r = measure_settled(sc.ctx, alg, in.data(), out.data(), a.size, a.seconds);
+                } else {
+                    r.why = "no engine";
+                }
+                row += " | " + (r.ok ? gb(r.gbps) : r.why);
+                j.num(std::string(alg) + "_split_chunk_" + std::to_string(c >> 20) + "mib_gbps", r.ok ? r.gbps : -1);
+            }
+            std::printf("%s |\n", row.c_str());
         }
     }
 

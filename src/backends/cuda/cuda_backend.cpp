@@ -34,8 +34,8 @@ Status cuda_status(cudaError_t e, const char* what) {
 namespace {
 
 constexpr size_t kDefaultStage = size_t(64) << 20;  // bytes per staging slot
-constexpr size_t kHostMacMax = 2048;
-constexpr uint64_t kScratchKeep = uint64_t(64) << 20;  // scratch bytes the pool keeps mapped  // host-memory AAD up to this is hashed on the host
+constexpr size_t kHostMacMax = 2048;  // host-memory AAD up to this is hashed on the host
+constexpr uint64_t kScratchKeep = uint64_t(64) << 20;  // scratch bytes the pool keeps mapped
 
 // Stream-ordered scratch memory from the backend's pool, zeroed and freed on the stream
 // when it goes out of scope (it holds encrypted tweaks and GHASH partials: key-dependent).

@@ -10,9 +10,14 @@
 
 namespace bc {
 
-inline size_t thread_shard(unsigned bits) {
-    const uint64_t id = static_cast<uint64_t>(pthread_self());
-    return static_cast<size_t>((id * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+// The calling thread's handle as a number: never 0 for a live thread (glibc: the address
+// of its thread descriptor), unique among the threads alive at one time.
+inline uint64_t thread_handle() { return static_cast<uint64_t>(pthread_self()); }
+
+inline size_t shard_of(uint64_t handle, unsigned bits) {
+    return static_cast<size_t>((handle * 0x9E3779B97F4A7C15ull) >> (64 - bits));
 }
+
+inline size_t thread_shard(unsigned bits) { return shard_of(thread_handle(), bits); }
 
 }  // namespace bc

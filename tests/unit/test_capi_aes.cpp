@@ -6,6 +6,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <atomic>
 #include <random>
 #include <string>
 #include <thread>
@@ -360,6 +361,42 @@ TEST(CapiBadInput, DistinctStatuses) {
 
     // Distinct messages for distinct statuses.
     EXPECT_STRNE(bc_status_message(BC_ERR_AUTH_FAILED), bc_status_message(BC_ERR_BAD_PADDING));
+}
+
+// The CPU backend keeps keyed OpenSSL contexts per key in shards of calling threads: a
+// shard's first thread owns a slot it swaps without locked instructions, the others share
+// an exchanged slot and a locked list. 24 threads (more than the 16 shards: owners and
+// non-owners of one shard at once) seal small messages on two shared keys, alternating
+// keys, each output checked against OpenSSL: two threads on one context would garble them.
+TEST(CpuKeyedContexts, ManyThreadsOnSharedKeysKeepTheirContextsApart) {
+    Ctx c(nullptr);
+    const Bytes k16 = rnd(16), k32 = rnd(32);
+    Key ctr(c.ctx, "aes-128-ctr", k16), gcm(c.ctx, "aes-256-gcm", k32);
+    std::atomic<int> wrong{0}, failed{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 24; ++t) {
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 60; ++i) {
+                const size_t len = 16 * (1 + (t * 7 + i * 13) % 256);
+                const Bytes pt = rnd(len), iv = rnd(16), nonce = rnd(12);
+                Bytes out(len), tag(16);
+                size_t n = 0;
+                if (bc_encrypt(ctr.k, iv.data(), 16, pt.data(), len, out.data(), len, &n, nullptr) != BC_OK) ++failed;
+                else if (out != evp_crypt("AES-128-CTR", true, k16, iv, pt)) ++wrong;
+                if (bc_aead_seal_detached(gcm.k, nonce.data(), 12, nullptr, 0, pt.data(), len, out.data(), tag.data(), 16,
+                                          nullptr) != BC_OK) {
+                    ++failed;
+                } else {
+                    Bytes got(out);
+                    got.insert(got.end(), tag.begin(), tag.end());
+                    if (got != evp_gcm_seal("AES-256-GCM", k32, nonce, {}, pt)) ++wrong;
+                }
+            }
+        });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(0, failed.load());
+    EXPECT_EQ(0, wrong.load());
 }
 
 // bc_last_error: the detail of the thread's latest failure, "" once a call succeeds, and

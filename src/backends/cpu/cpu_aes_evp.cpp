@@ -412,17 +412,26 @@ Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
 
 EvpKeyedPool::~EvpKeyedPool() {
     for (Shard& sh : shards_) {
-        EVP_CIPHER_CTX_free(sh.last.load());  // freeing cleanses the key schedule
+        EVP_CIPHER_CTX_free(sh.own.load());  // freeing cleanses the key schedule
+        EVP_CIPHER_CTX_free(sh.last.load());
         for (EVP_CIPHER_CTX* c : sh.free) EVP_CIPHER_CTX_free(c);
     }
 }
 
-EvpKeyedPool::Shard& EvpKeyedPool::shard() { return shards_[thread_shard(kShardBits)]; }
-
-// One thread calling again and again (the small-job case) swaps the shard's
-// last context in and out: one atomic exchange each way, no lock.
+// One thread calling again and again (the small-job case) owns its shard's `own` slot and
+// swaps its context in and out without a locked instruction; another thread of the same
+// shard swaps `last` with one atomic exchange each way; the rest goes to the locked list.
 EVP_CIPHER_CTX* EvpKeyedPool::acquire() {
-    Shard& sh = shard();
+    const uint64_t me = thread_handle();
+    Shard& sh = shards_[shard_of(me, kShardBits)];
+    uint64_t owner = sh.owner.load(std::memory_order_relaxed);
+    if (owner == 0 && sh.owner.compare_exchange_strong(owner, me, std::memory_order_relaxed)) owner = me;
+    if (owner == me) {
+        if (EVP_CIPHER_CTX* c = sh.own.load(std::memory_order_relaxed)) {
+            sh.own.store(nullptr, std::memory_order_relaxed);
+            return c;
+        }
+    }
     if (EVP_CIPHER_CTX* c = sh.last.exchange(nullptr, std::memory_order_acquire)) return c;
     std::lock_guard<std::mutex> lk(sh.mu);
     if (sh.free.empty()) return nullptr;
@@ -432,7 +441,12 @@ EVP_CIPHER_CTX* EvpKeyedPool::acquire() {
 }
 
 void EvpKeyedPool::release(EVP_CIPHER_CTX* c) {
-    Shard& sh = shard();
+    const uint64_t me = thread_handle();
+    Shard& sh = shards_[shard_of(me, kShardBits)];
+    if (sh.owner.load(std::memory_order_relaxed) == me && !sh.own.load(std::memory_order_relaxed)) {
+        sh.own.store(c, std::memory_order_relaxed);
+        return;
+    }
     EVP_CIPHER_CTX* older = sh.last.exchange(c, std::memory_order_acq_rel);
     if (!older) return;
     std::lock_guard<std::mutex> lk(sh.mu);

@@ -28,15 +28,20 @@ public:
     void release(EVP_CIPHER_CTX* c);      // back to the pool, still keyed (AEADs: at the default IV length)
 
 private:
-    // Sharded by calling thread, so many threads on one key rarely share a lock.
+    // Sharded by calling thread, so many threads on one key rarely share a lock. The first
+    // thread to use a shard owns its `own` slot: only that thread reads or writes it, so it
+    // takes its context back with a plain load and store (a locked exchange costs 6.9 ns on
+    // the H100 host, two a call, ~1.5 % of a 4 KiB job). Other threads of the shard use
+    // `last` (one exchange each way), then the list under the lock.
     static constexpr unsigned kShardBits = 4;
     static constexpr size_t kShards = size_t(1) << kShardBits;
     struct alignas(64) Shard {
-        std::atomic<EVP_CIPHER_CTX*> last{nullptr};  // the latest release, taken back without the lock
+        std::atomic<uint64_t> owner{0};              // thread_handle() of the owner; 0: none yet
+        std::atomic<EVP_CIPHER_CTX*> own{nullptr};   // the owner's context (relaxed: one thread)
+        std::atomic<EVP_CIPHER_CTX*> last{nullptr};  // the latest release by another thread
         std::mutex mu;
         std::vector<EVP_CIPHER_CTX*> free;           // the others
     };
-    Shard& shard();
     Shard shards_[kShards];
 };
 

@@ -141,8 +141,7 @@ bool raw_usual_call(const bc_key* key, const uint8_t* iv, size_t iv_len, const u
     if (!blocks && !ctr) return false;  // AEADs (an error), XTS and the stream ciphers: the full checks
     if (iv_len < a->iv_min || iv_len > a->iv_max || (iv_len && !iv)) return false;
     if (blocks && in_len % 16) return false;
-    const auto i = reinterpret_cast<uintptr_t>(in), o = reinterpret_cast<uintptr_t>(out);
-    if (in != out && i < o + in_len && o < i + in_len) return false;
+    if (partly_overlap(in, in_len, out, in_len)) return false;
     if (ctr && (iv_len != 16 || !ctr_range_ok(iv, 0, in_len))) return false;
     return key->ctx->backend->supports_memory(BC_MEMORY_HOST);
 }

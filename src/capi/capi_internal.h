@@ -49,11 +49,16 @@ bc_status api_call(F&& body) noexcept {
     }
 }
 
+// Whether in and out overlap without being the same buffer (what the API refuses).
+inline bool partly_overlap(const void* in, size_t in_len, const void* out, size_t out_len) {
+    if (in == out || in_len == 0 || out_len == 0) return false;
+    auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
+    return a < b + out_len && b < a + in_len;
+}
+
 // in and out are the same buffer or disjoint; anything else is refused.
 inline Status check_aliasing(const void* in, size_t in_len, const void* out, size_t out_len) {
-    if (in == out || in_len == 0 || out_len == 0) return Status::ok();
-    auto a = reinterpret_cast<uintptr_t>(in), b = reinterpret_cast<uintptr_t>(out);
-    if (a < b + out_len && b < a + in_len)
+    if (partly_overlap(in, in_len, out, out_len))
         return Status(BC_ERR_OVERLAP, "input and output overlap without being the same buffer");
     return Status::ok();
 }

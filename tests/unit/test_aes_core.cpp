@@ -139,6 +139,57 @@ TEST(AesCore, CompactLoopMatchesUnrolledCore) {
         }
 }
 
+// The generated InvMixColumns-with-key network (scripts/gen_aes_bs_imc.py) against
+// InvMixColumns in GF(2^8), bit by bit over 32 random columns at once.
+TEST(AesCore, InvMixColumnWithKeyMatchesTheField) {
+    std::mt19937 rng(5);
+    for (int it = 0; it < 20; ++it) {
+        bc_u32 a[32], k[32], o[32];
+        for (auto& w : a) w = rng();
+        for (auto& w : k) w = rng();
+        bc_aes_bs_inv_mix_col_key(a, a + 8, a + 16, a + 24, k, o, o + 8, o + 16, o + 24);
+        for (int j = 0; j < 32; ++j) {  // column j of the 32 held in the words
+            bc_u32 col[4], key[4], m[4];
+            for (int i = 0; i < 4; ++i) {
+                col[i] = key[i] = 0;
+                for (int b = 0; b < 8; ++b) {
+                    col[i] |= ((a[8 * i + b] >> j) & 1u) << b;
+                    key[i] |= ((k[8 * i + b] >> j) & 1u) << b;
+                }
+            }
+            bc_aes_bs_inv_mix_bytes(col, m);
+            for (int i = 0; i < 4; ++i)
+                for (int b = 0; b < 8; ++b)
+                    ASSERT_EQ(((m[i] ^ key[i]) >> b) & 1u, (o[8 * i + b] >> j) & 1u) << "row " << i << " bit " << b;
+        }
+    }
+}
+
+// Decryption with the equivalent inverse cipher's masks (the CUDA default's core)
+// against the straight inverse cipher and OpenSSL, every key size.
+TEST(AesCore, FoldedDecryptionMatchesStraightDecryption) {
+    std::mt19937 rng(22);
+    for (size_t kl : {16u, 24u, 32u})
+        for (int it = 0; it < 6; ++it) {
+            uint8_t key[32], ct[512], out[512];
+            for (auto& c : key) c = static_cast<uint8_t>(rng());
+            for (auto& c : ct) c = static_cast<uint8_t>(rng());
+            bc::AesKeySchedule ks;
+            ASSERT_TRUE(bc::aes_expand_key(key, kl, &ks));
+            bc_u32 dk[15 * 128];
+            bc_aes_bs_dec_fold_masks(ks.bs, ks.rounds, dk);
+            bc_u32 a[128], b[128];
+            bc_aes_bs_pack(a, ct, 32);
+            std::memcpy(b, a, sizeof a);
+            bc_aes_bs_decrypt(a, ks.bs, ks.rounds);
+            bc_aes_bs_decrypt_fk(b, dk, ks.rounds);
+            ASSERT_EQ(0, std::memcmp(a, b, sizeof a)) << "key bytes " << kl << " it " << it;
+            bc_aes_bs_unpack(b, out, 32);
+            Bytes ref = openssl_ecb(false, key, kl, ct, 512);
+            ASSERT_EQ(0, std::memcmp(ref.data(), out, 512));
+        }
+}
+
 TEST(AesCore, ExpandKeyRejectsBadLengths) {
     bc::AesKeySchedule ks;
     uint8_t key[33] = {0};

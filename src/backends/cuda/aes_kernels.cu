@@ -50,16 +50,22 @@ struct Cipher<false, kDecrypt> {
     bool ctr_slice;  // CTR: counters straight into the sliced state (variants 2, 3)
     bool compact;    // compact round loop, plain masks (variant 3: bc_aes_bs_encrypt_cl / decrypt_cl;
                      // variants 4 and 5: encryption only)
+    bool dec_folded; // decryption with the equivalent inverse cipher's masks (bc_aes_bs_decrypt_fk):
+                     // every variant but plain and cl, which keep the straight inverse cipher
     __device__ Cipher(uint32_t* sm, const DevAesKey& k, const DevAesTables&)
         : rk(sm),
           rounds(k.rounds),
           folded(!kDecrypt && (k.bs_variant == 1 || k.bs_variant == 2)),
           ctr_slice(!kDecrypt && k.bs_variant >= 2),
-          compact(k.bs_variant == 3 || (k.bs_variant >= 4 && !kDecrypt)) {
+          compact(k.bs_variant == 3 || (k.bs_variant >= 4 && !kDecrypt)),
+          dec_folded(kDecrypt && k.bs_variant != 0 && k.bs_variant != 3) {
         if (folded) {
             // one (round, column) per thread: byte-wise InvMixColumns, constant time
             for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
                 bc_aes_bs_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
+        } else if (dec_folded) {
+            for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
+                bc_aes_bs_dec_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
         } else {
             for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
         }
@@ -69,6 +75,8 @@ struct Cipher<false, kDecrypt> {
         if (kDecrypt) {
             if (compact)
                 bc_aes_bs_decrypt_cl(s, rk, rounds);
+            else if (dec_folded)
+                bc_aes_bs_decrypt_fk(s, rk, rounds);
             else
                 bc_aes_bs_decrypt(s, rk, rounds);
         } else if (folded) {

@@ -318,6 +318,7 @@ BC_FN void bc_aes_bs_sbox_k8(bc_u32 *x, bc_u32 k0, bc_u32 k1, bc_u32 k2, bc_u32 
  * each on the GPU (81 against the 94 ptxas makes of bc_aes_bs_sbox_k8, 98 against ~110
  * for the inverse; scripts/gen_aes_bs_sbox.py, bench/NOTES.md). */
 #include "cores/aes/aes_bitsliced_lut3.h"
+#include "cores/aes/aes_bitsliced_imc.h"
 
 BC_FN void bc_aes_bs_sbox(bc_u32 *x) { bc_aes_bs_sbox_lut3(x); }
 
@@ -516,19 +517,28 @@ BC_FN void bc_aes_bs_encrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
     bc_aes_bs_shift_key(s, rk + 128 * rounds, 0);
 }
 
+/* s ^= k (128 masks). */
+BC_FN void bc_aes_bs_add_key(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *k) {
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] ^= k[i];
+}
+
+/* InvSubBytes: the inverse S-box on all 16 bytes. */
+BC_FN void bc_aes_bs_inv_sub(bc_u32 *s) {
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p) bc_aes_bs_inv_sbox(s + 8 * p);
+}
+
 /* Decrypts in place with the same masks (straight inverse cipher). InvSubBytes
  * and InvShiftRows commute, so each round is InvSubBytes, InvShiftRows fused
  * with AddRoundKey, InvMixColumns. */
 BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds) {
     bc_u32 t[128];
-    const BC_AES_BS_RK_SPACE bc_u32 *k = rk + 128 * rounds;
-    BC_AES_BS_UNROLL
-    for (int i = 0; i < 128; ++i) s[i] ^= k[i];
+    bc_aes_bs_add_key(s, rk + 128 * rounds);
     BC_AES_BS_NOUNROLL
     for (int r = rounds - 1; r >= 1; --r) {
-        BC_AES_BS_UNROLL
-        for (int p = 0; p < 16; ++p) bc_aes_bs_inv_sbox(s + 8 * p);
-        k = rk + 128 * r;
+        bc_aes_bs_inv_sub(s);
+        const BC_AES_BS_RK_SPACE bc_u32 *k = rk + 128 * r;
         BC_AES_BS_UNROLL
         for (int p = 0; p < 16; ++p) {
             BC_AES_BS_UNROLL
@@ -538,9 +548,33 @@ BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
         BC_AES_BS_UNROLL
         for (int i = 0; i < 128; ++i) s[i] = t[i];
     }
-    BC_AES_BS_UNROLL
-    for (int p = 0; p < 16; ++p) bc_aes_bs_inv_sbox(s + 8 * p);
+    bc_aes_bs_inv_sub(s);
     bc_aes_bs_shift_key(s, rk, 1);
+}
+
+/* Decryption with the masks of bc_aes_bs_dec_fold_masks (the equivalent inverse
+ * cipher's keys): InvMixColumns(a ^ k) = InvMixColumns(a) ^ k', k' = InvMixColumns(k),
+ * and the generated network (bc_aes_bs_inv_mix_col_key) takes each bit of k' in a gate
+ * it needs anyway where one has room: 126 LOP3 a column for the key and InvMixColumns
+ * instead of ~184 for the key XOR and the pre-mapped MixColumns (bench/NOTES.md). */
+BC_FN void bc_aes_bs_decrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *dk, int rounds) {
+    bc_u32 t[128];
+    bc_aes_bs_add_key(s, dk + 128 * rounds);
+    BC_AES_BS_NOUNROLL
+    for (int r = rounds - 1; r >= 1; --r) {
+        bc_aes_bs_inv_sub(s);
+        const BC_AES_BS_RK_SPACE bc_u32 *k = dk + 128 * r;
+        /* output column c, row i: the byte InvShiftRows brings to 4c + i */
+        BC_AES_BS_UNROLL
+        for (int c = 0; c < 4; ++c)
+            bc_aes_bs_inv_mix_col_key(s + 8 * BC_AES_BS_ISR(4 * c), s + 8 * BC_AES_BS_ISR(4 * c + 1),
+                                      s + 8 * BC_AES_BS_ISR(4 * c + 2), s + 8 * BC_AES_BS_ISR(4 * c + 3),
+                                      k + 32 * c, t + 32 * c, t + 32 * c + 8, t + 32 * c + 16, t + 32 * c + 24);
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 128; ++i) s[i] = t[i];
+    }
+    bc_aes_bs_inv_sub(s);
+    bc_aes_bs_shift_key(s, dk, 1);
 }
 
 /* ---------------------------------------------------------------- folded round keys
@@ -624,6 +658,30 @@ BC_FN void bc_aes_bs_encrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *fk, 
 
 BC_FN bc_u32 bc_aes_bs_xt8(bc_u32 x) { return ((x << 1) ^ (0x1bu & (0u - ((x >> 7) & 1u)))) & 0xffu; }
 
+/* Column c of round r of masks rk as 4 bytes (row i in a[i]). */
+BC_FN void bc_aes_bs_mask_column(const BC_AES_BS_RK_SPACE bc_u32 *rk, int r, int c, bc_u32 *a) {
+    const BC_AES_BS_RK_SPACE bc_u32 *src = rk + 128 * r + 32 * c;
+    for (int i = 0; i < 4; ++i) {
+        bc_u32 v = 0;
+        for (int b = 0; b < 8; ++b) v |= (src[8 * i + b] & 1u) << b;
+        a[i] = v;
+    }
+}
+
+/* m = InvMixColumns of the column a (bytes), row i: 14 a_i ^ 11 a_i+1 ^ 13 a_i+2 ^ 9 a_i+3. */
+BC_FN void bc_aes_bs_inv_mix_bytes(const bc_u32 *a, bc_u32 *m) {
+    bc_u32 x2[4], x4[4], x8[4];
+    for (int i = 0; i < 4; ++i) {
+        x2[i] = bc_aes_bs_xt8(a[i]);
+        x4[i] = bc_aes_bs_xt8(x2[i]);
+        x8[i] = bc_aes_bs_xt8(x4[i]);
+    }
+    for (int i = 0; i < 4; ++i) {
+        const int j = (i + 1) & 3, k = (i + 2) & 3, l = (i + 3) & 3;
+        m[i] = (x8[i] ^ x4[i] ^ x2[i]) ^ (x8[j] ^ x2[j] ^ a[j]) ^ (x8[k] ^ x4[k] ^ a[k]) ^ (x8[l] ^ a[l]);
+    }
+}
+
 /* One column c of round r of the folded masks: fk[128r + 8*SR(4c+i) + b] = bit b
  * of row i of InvMixColumns(column c of round key r) (rounds 1..Nr-1), of the
  * column itself (round Nr), and fk = rk for round 0. Key dependent but branch
@@ -631,27 +689,13 @@ BC_FN bc_u32 bc_aes_bs_xt8(bc_u32 x) { return ((x << 1) ^ (0x1bu & (0u - ((x >> 
 BC_FN void bc_aes_bs_fold_column(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds, int r, int c, bc_u32 *fk) {
     const BC_AES_BS_RK_SPACE bc_u32 *src = rk + 128 * r + 32 * c;
     bc_u32 a[4], m[4];
-    for (int i = 0; i < 4; ++i) {
-        bc_u32 v = 0;
-        for (int b = 0; b < 8; ++b) v |= (src[8 * i + b] & 1u) << b;
-        a[i] = v;
-    }
     if (r == 0) {
         for (int i = 0; i < 32; ++i) fk[128 * r + 32 * c + i] = src[i];
         return;
     }
+    bc_aes_bs_mask_column(rk, r, c, a);
     if (r < rounds) {
-        bc_u32 x2[4], x4[4], x8[4];
-        for (int i = 0; i < 4; ++i) {
-            x2[i] = bc_aes_bs_xt8(a[i]);
-            x4[i] = bc_aes_bs_xt8(x2[i]);
-            x8[i] = bc_aes_bs_xt8(x4[i]);
-        }
-        /* row i: 14 a_i ^ 11 a_i+1 ^ 13 a_i+2 ^ 9 a_i+3 */
-        for (int i = 0; i < 4; ++i) {
-            const int j = (i + 1) & 3, k = (i + 2) & 3, l = (i + 3) & 3;
-            m[i] = (x8[i] ^ x4[i] ^ x2[i]) ^ (x8[j] ^ x2[j] ^ a[j]) ^ (x8[k] ^ x4[k] ^ a[k]) ^ (x8[l] ^ a[l]);
-        }
+        bc_aes_bs_inv_mix_bytes(a, m);
     } else {
         for (int i = 0; i < 4; ++i) m[i] = a[i];
     }
@@ -662,6 +706,30 @@ BC_FN void bc_aes_bs_fold_column(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds
         const int w = BC_AES_BS_PH(f, q >> 2, q & 3);
         for (int b = 0; b < 8; ++b) fk[128 * r + w + b] = 0u - ((m[i] >> b) & 1u);
     }
+}
+
+/* One column c of round r of the decryption masks of bc_aes_bs_decrypt_fk (the
+ * equivalent inverse cipher's keys, in place of the plain layout): dk[128r + 32c +
+ * 8i + b] = bit b of row i of InvMixColumns(column c of round key r) for rounds
+ * 1..Nr-1; rounds 0 and Nr as rk. */
+BC_FN void bc_aes_bs_dec_fold_column(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds, int r, int c, bc_u32 *dk) {
+    const BC_AES_BS_RK_SPACE bc_u32 *src = rk + 128 * r + 32 * c;
+    bc_u32 *dst = dk + 128 * r + 32 * c;
+    if (r == 0 || r == rounds) {
+        for (int i = 0; i < 32; ++i) dst[i] = src[i];
+        return;
+    }
+    bc_u32 a[4], m[4];
+    bc_aes_bs_mask_column(rk, r, c, a);
+    bc_aes_bs_inv_mix_bytes(a, m);
+    for (int i = 0; i < 4; ++i)
+        for (int b = 0; b < 8; ++b) dst[8 * i + b] = 0u - ((m[i] >> b) & 1u);
+}
+
+/* All (rounds+1)*128 decryption masks (host / tests). */
+BC_FN void bc_aes_bs_dec_fold_masks(const BC_AES_BS_RK_SPACE bc_u32 *rk, int rounds, bc_u32 *dk) {
+    for (int r = 0; r <= rounds; ++r)
+        for (int c = 0; c < 4; ++c) bc_aes_bs_dec_fold_column(rk, rounds, r, c, dk);
 }
 
 /* All (rounds+1)*128 folded masks (host / tests). */

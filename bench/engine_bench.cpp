@@ -3,7 +3,8 @@
 //
 //   1. roofs: host memcpy (one thread, all threads); the NO-OP pipeline ceiling per
 //      GPU (transfers only) for pageable and pinned buffers, swept over NB, chunk
-//      size and staging threads;
+//      size and staging threads; on pinned buffers, CPU alone, GPU alone, hybrid and
+//      the two side by side (what a split of a pinned job can reach);
 //   2. AES-128-CTR, AES-256-GCM, ChaCha20-Poly1305: GPU alone (cuda:0) as a fraction
 //      of the NO-OP ceiling (the two taking turns call by call); hybrid (once it has tried
 //      its arms) as a fraction of CPU alone + GPU alone; every GPU (cuda:all) beside one;
@@ -446,6 +447,18 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
     const bool have_gpu = bool(ctxs["gpu"]);
     if (!have_gpu) std::printf("| GPU rows | skipped: %s |\n", ctxs["gpu"].why.c_str());
 
+    // One path's rate while another runs whole jobs of its own on other buffers (sections 1 and
+    // 2b): the other starts first and runs 1.6x as long, so it runs through all of the figure.
+    auto beside = [&](Ctx& fg, const uint8_t* fin, uint8_t* fout, Ctx& bg, const uint8_t* bin, uint8_t* bout,
+                      const char* alg) {
+        Rate background;
+        std::thread t([&] { background = measure(bg.ctx, alg, bin, bout, a.size, 1.6 * a.seconds); });
+        std::this_thread::sleep_for(std::chrono::duration<double>(0.2 * a.seconds));  // key set-up, warm-up
+        Rate r = measure(fg.ctx, alg, fin, fout, a.size, a.seconds);
+        t.join();
+        return background.ok ? r : background;  // a failure on either side shows as the figure's error
+    };
+
     // NO-OP ceilings through the contexts (pageable memory): the same path as the ciphers.
     Rate noop_gpu, noop_all;
     if (have_gpu) {
@@ -495,10 +508,19 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
                 }
         }
         // Pinned user buffers: no staging, the PCIe roof.
-        uint8_t *pin_in = nullptr, *pin_out = nullptr;
+        uint8_t *pin_in = nullptr, *pin_out = nullptr, *pin_in2 = nullptr, *pin_out2 = nullptr;
         if (cudaMallocHost(reinterpret_cast<void**>(&pin_in), a.size) == cudaSuccess &&
             cudaMallocHost(reinterpret_cast<void**>(&pin_out), a.size) == cudaSuccess) {
             std::memcpy(pin_in, in.data(), a.size);
+            // a second pinned pair for the side-by-side rows (without it those rows say so)
+            if (cudaMallocHost(reinterpret_cast<void**>(&pin_in2), a.size) != cudaSuccess ||
+                cudaMallocHost(reinterpret_cast<void**>(&pin_out2), a.size) != cudaSuccess) {
+                (void)cudaGetLastError();
+                if (pin_in2) cudaFreeHost(pin_in2);
+                pin_in2 = nullptr;
+            } else {
+                std::memcpy(pin_in2, in.data(), a.size);
+            }
             bc::cuda::HostPipeline p(0);
             for (int nb : {1, 2, 4, 8}) {
                 const double r = time_pipe(p, pin_in, pin_out, size_t(8) << 20, nb);
@@ -527,10 +549,29 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
                 j.num(k + "gpu_gbps", g.gbps);
                 j.num(k + "hybrid_gbps", h.gbps);
                 arm_counts(*ctxs["hybrid"].ctx->backend, j, k + "hybrid_");  // JSON only: the row keeps its shape
+                // What any split of a pinned job can reach here: each path on its own pinned
+                // buffers while the other runs (as section 2b does for pageable ones).
+                if (!pin_in2) {
+                    std::printf("| pinned, %s: side by side | - | - | - | skipped: no second pinned pair of %s |\n",
+                                alg, human(a.size).c_str());
+                    continue;
+                }
+                const Rate cb = beside(ctxs["cpu"], pin_in, pin_out, ctxs["gpu"], pin_in2, pin_out2, alg);
+                const Rate gb2 = beside(ctxs["gpu"], pin_in2, pin_out2, ctxs["cpu"], pin_in, pin_out, alg);
+                const double frac = (cb.gbps + gb2.gbps) / (c.gbps + g.gbps);
+                std::printf("| pinned, %s: CPU beside cuda:0 / cuda:0 beside CPU (side by side / sum) | default | "
+                            "default | - | %s / %s (%s) |\n",
+                            alg, cb.ok ? gb(cb.gbps).c_str() : cb.why.c_str(),
+                            gb2.ok ? gb(gb2.gbps).c_str() : gb2.why.c_str(), pct(frac).c_str());
+                j.num(k + "cpu_beside_gpu_gbps", cb.ok ? cb.gbps : -1);
+                j.num(k + "gpu_beside_cpu_gbps", gb2.ok ? gb2.gbps : -1);
+                j.num(k + "side_by_side_fraction_of_sum", cb.ok && gb2.ok ? frac : -1);
             }
         }
         if (pin_in) cudaFreeHost(pin_in);
         if (pin_out) cudaFreeHost(pin_out);
+        if (pin_in2) cudaFreeHost(pin_in2);
+        if (pin_out2) cudaFreeHost(pin_out2);
         // The backend's own path (pageable), AES-128-CTR and NO-OP, against NB.
         for (int nb : {1, 2, 4, 8}) {
             bc::cuda::shared_host_pipeline(0).set_defaults(0, nb);
@@ -614,15 +655,6 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
                     "side by side / (CPU + GPU) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n",
                     human(a.size).c_str());
         std::vector<uint8_t> in2(in), out2(a.size, 0);
-        auto beside = [&](Ctx& fg, const uint8_t* fin, uint8_t* fout, Ctx& bg, const uint8_t* bin, uint8_t* bout,
-                          const char* alg) {
-            Rate background;
-            std::thread t([&] { background = measure(bg.ctx, alg, bin, bout, a.size, 1.6 * a.seconds); });
-            std::this_thread::sleep_for(std::chrono::duration<double>(0.2 * a.seconds));  // key set-up, warm-up
-            Rate r = measure(fg.ctx, alg, fin, fout, a.size, a.seconds);
-            t.join();
-            return background.ok ? r : background;  // a failure on either side shows as the figure's error
-        };
         for (const char* alg : algs) {
             const std::string k = alg;
             const Rate c = beside(ctxs["cpu"], in.data(), out.data(), ctxs["gpu"], in2.data(), out2.data(), alg);

@@ -7,13 +7,18 @@ Why: bitsliced decryption paid ~184 instructions a column for the key XOR and
 InvMixColumns written as MixColumns after a pre-map (a0, a2 ^= 4(a0 ^ a2); a1, a3 ^=
 4(a1 ^ a3)), against ~76 for MixColumns alone: decryption rounds cost ~25 % more than
 encryption rounds (bench/NOTES.md). InvMixColumns is linear, so its 32 output bits (and
-the key bit each takes) can be written as any XOR network of the 32 input bits. This
-finds one by a greedy in the manner of Paar's: at each step the new gate is the
-pair or triple of signals that most targets still share (a triple that k targets
-share removes 2k terms, a pair k terms), ties broken at random; many seeded
-tries, the smallest network kept. Applying the key after InvMixColumns (the
-equivalent inverse cipher's keys, InvMixColumns of the round key) lets each output
-take its key bit in a gate it needs anyway where one has room.
+the key bit each takes) can be written as any XOR network of the 32 input bits. The
+key is applied after InvMixColumns (the equivalent inverse cipher's keys, InvMixColumns
+of the round key), so each output can be one gate: its key bit and one or two signals.
+A greedy finds those signals. Each step, every unfinished target is first rewritten
+as a short XOR of all the signals so far, inputs and gates alike, by random
+information sets (the first 32 independent signals in a random order give one
+combination; the shortest of 10 is taken), so a target may use signals whose terms
+cancel. Then the new gate is the pair or triple of signals that most targets share (a
+target of more than 3 signals gains 2 from a triple, one of 3 gains 1), ties broken at
+random, until every target is at most 2 signals. Gates left unused are dropped, and a
+gate used once is folded into its user where the two take at most 3 inputs. Many
+seeded tries, the smallest network kept.
 
 Output: one BC_FN function; every gate is checked against GF(2^8) here on random
 columns. Deterministic (fixed seeds). Usage: scripts/gen_aes_bs_imc.py [--tries N]
@@ -35,43 +40,112 @@ NIN = 32  # signals 0..31: bit b of row i is 8*i + b; 32..63: the key bit of out
 
 
 def targets():
-    """Output bit 8*i + b as the set of the input bits it XORs, plus its key bit."""
+    """Output bit 8*i + b (without its key bit) as a 32-bit mask of the input bits it XORs."""
     rows = []
     for i in range(4):
         for b in range(8):
-            s = {8 * j + bb for j in range(4) for bb in range(8) if (gf_mul(1 << bb, INV_MIX[i][j]) >> b) & 1}
-            s.add(NIN + 8 * i + b)
-            rows.append(s)
+            rows.append(sum(1 << (8 * j + bb) for j in range(4) for bb in range(8)
+                            if (gf_mul(1 << bb, INV_MIX[i][j]) >> b) & 1))
     return rows
 
 
-def greedy(rows, rng):
-    """Gates (new signal, inputs) and the signal of each output."""
-    ts = [set(t) for t in rows]
-    nsig = 2 * NIN
+def shortest(vecs, ts, rng, sets):
+    """For each mask in ts, a short set of signals (a bit mask over vecs) whose XOR is it:
+    the best over `sets` random information sets (the first 32 independent signals of
+    a random order; each mask has one combination of those)."""
+    order_ = [i for i, v in enumerate(vecs) if v]
+    best = [None] * len(ts)
+    for _ in range(sets):
+        rng.shuffle(order_)
+        basis = {}  # top bit -> (vector, signals XORed into it)
+        for i in order_:
+            v, comb = vecs[i], 1 << i
+            while v:
+                top = v.bit_length() - 1
+                if top not in basis:
+                    basis[top] = (v, comb)
+                    break
+                v ^= basis[top][0]
+                comb ^= basis[top][1]
+            if len(basis) == NIN:
+                break
+        for j, t in enumerate(ts):
+            comb = 0
+            while t:
+                bv, bc = basis[t.bit_length() - 1]
+                t ^= bv
+                comb ^= bc
+            if best[j] is None or comb.bit_count() < best[j].bit_count() or (
+                    comb.bit_count() == best[j].bit_count() and rng.random() < 0.3):
+                best[j] = comb
+    return best
+
+
+def greedy(rows, rng, sets=10):
+    """Gates (new signal, inputs) and, for each output, the one or two signals it XORs
+    with its key bit."""
+    vecs = [1 << b for b in range(NIN)] + [0] * NIN  # key bits: no part of any target
+    reps = [{b for b in range(NIN) if t >> b & 1} for t in rows]
     gates = []
-    while any(len(t) > 1 for t in ts):
+    while True:
+        # each unfinished target re-expressed over all signals so far (cancellation allowed)
+        open_ = [j for j, r in enumerate(reps) if len(r) > 2]
+        for j, comb in zip(open_, shortest(vecs, [rows[j] for j in open_], rng, sets)):
+            if comb.bit_count() <= len(reps[j]):
+                reps[j] = {i for i in range(len(vecs)) if comb >> i & 1}
+        if all(len(r) <= 2 for r in reps):
+            break
+        # a target with 3 signals gains 1 from a pair or from its own triple, others 1 a
+        # pair and 2 a triple
         pairs, triples = Counter(), Counter()
-        for t in ts:
-            if len(t) < 2:
-                continue
-            s = sorted(t)
-            pairs.update(itertools.combinations(s, 2))
-            if len(s) > 2:
-                triples.update(itertools.combinations(s, 3))
+        for r in reps:
+            if len(r) > 2:
+                s = sorted(r)
+                pairs.update(itertools.combinations(s, 2))
+                (pairs if len(s) == 3 else triples).update(itertools.combinations(s, 3))
         best, score = None, -1.0
-        for c, weight in ((triples, 2), (pairs, 1)):
-            for ins, k in c.items():
-                v = weight * k + 0.9 * rng.random()
-                if v > score:
-                    best, score = ins, v
-        gates.append((nsig, best))
-        for t in ts:
-            if t.issuperset(best):
-                t.difference_update(best)
-                t.add(nsig)
-        nsig += 1
-    return gates, [next(iter(t)) for t in ts]
+        for ins in itertools.chain(pairs, (t for t in triples if t not in pairs)):
+            v = pairs[ins] + 2 * triples[ins] + 0.9 * rng.random()
+            if v > score:
+                best, score = ins, v
+        g = len(vecs)
+        vecs.append(vecs[best[0]] ^ vecs[best[1]] ^ (vecs[best[2]] if len(best) == 3 else 0))
+        gates.append((g, best))
+        for r in reps:
+            if len(r) > 2 and r.issuperset(best):
+                r.difference_update(best)
+                r.add(g)
+    # output 8*i + b is a new signal: its one or two signals and its key bit
+    outs = []
+    for j, r in enumerate(reps):
+        g = len(vecs)
+        vecs.append(None)
+        gates.append((g, tuple(sorted(r)) + (NIN + j,)))
+        outs.append(g)
+    return prune(gates, outs), outs
+
+
+def prune(gates, outs):
+    """Drops gates nothing uses (targets re-expressed later may leave some behind), then
+    folds each gate used once into its user where the two have at most 3 inputs."""
+    gates = {g: list(ins) for g, ins in gates}
+    while True:
+        users = {}
+        for g, ins in gates.items():
+            for x in ins:
+                users.setdefault(x, []).append(g)
+        dead = [g for g in gates if g not in users and g not in outs]
+        if dead:
+            for g in dead:
+                del gates[g]
+            continue
+        fold = next(((g, users[g][0]) for g in sorted(gates) if g not in outs and len(users[g]) == 1
+                     and len(gates[users[g][0]]) + len(gates[g]) <= 4), None)
+        if fold is None:
+            return [(g, tuple(gates[g])) for g in sorted(gates)]
+        g, u = fold
+        gates[u] = [x for x in gates[u] if x != g] + gates[g]
+        del gates[g]
 
 
 def order(gates, outs, rng):
@@ -173,7 +247,7 @@ BC_FN void bc_aes_bs_inv_mix_col_key(const bc_u32 *a0, const bc_u32 *a1, const b
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tries", type=int, default=400)
+    ap.add_argument("--tries", type=int, default=600)
     args = ap.parse_args()
     rows = targets()
     # the fewest gates, then (each network ordered a few ways) the fewest live words

@@ -1,6 +1,7 @@
 // bulkcrypt bench: quick throughput figures through the C API, beside the host
-// memory-copy roof measured in the same run, or, with --memory device, on data in GPU
-// memory beside the device copy roof.
+// memory-copy roof and the NO-OP pass through the same path (no cipher) measured in the same
+// run, and the size under which jobs stay on the CPU; or, with --memory device, on data in
+// GPU memory beside the device copy roof.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -178,6 +179,23 @@ int cmd_bench(const BenchOptions& opt) {
     };
     const Timing t_one = measure(one_shot, opt.seconds, opt.min_runs);
 
+    // The same path with no cipher ("noop": host to device and back through the engine's
+    // pipelines, copies on the CPU): the ceiling of every cipher on that path.
+    Timing t_noop;
+    if (!on_device && opt.algorithm != "noop") {
+        Key noop;
+        check(bc_key_create(ctx.ctx, "noop", nullptr, 0, &noop.key), "cannot create the NO-OP key");
+        t_noop = measure(
+            [&] {
+                size_t len = 0;
+                check(bc_encrypt(noop.key, nullptr, 0, in.data(), n, out.data(), out.size(), &len, nullptr),
+                      "the NO-OP pass (no cipher)");
+            },
+            opt.seconds, opt.min_runs);
+    }
+    const double noop_gbps = t_noop.runs.empty() ? 0 : gbps(size, t_noop.median());
+    const size_t cpu_threshold = bc_context_cpu_threshold(ctx.ctx);
+
     // The container's path: independent segments sealed by a pool of threads.
     // (Every run seals with the same key and nonces: harmless for a throwaway
     // benchmark key and data, never done with real data.)
@@ -279,6 +297,9 @@ int cmd_bench(const BenchOptions& opt) {
                          {"workers", file_run.workers},
                          {"segments_in_flight", file_run.slots}};
         j["roof_host_memcpy"] = {{"gb_per_s", gbps(size, t_copy.median())}, {"threads", copy_threads}};
+        if (noop_gbps > 0)
+            j["noop"] = {{"gb_per_s", noop_gbps}, {"fraction", gbps(size, t_one.median()) / noop_gbps}};
+        j["cpu_threshold_bytes"] = cpu_threshold;
         j["memory"] = on_device ? "device" : "host";
         if (on_device) j["roof_device_copy"] = {{"gb_per_s", t_dcopy > 0 ? gbps(size, t_dcopy) : -1.0}};
         j["library_version"] = bc_version();
@@ -309,8 +330,14 @@ int cmd_bench(const BenchOptions& opt) {
         fmt::print("  GB/s = 10^9 plaintext bytes per second, GPU memory in and out (median of the runs).\n");
         return kExitOk;
     }
+    if (noop_gbps > 0)
+        fmt::print("  NO-OP, same path   {:9.2f} GB/s  (the data through the same path, no cipher: the one-shot call "
+                   "at {:.0f}% of it)\n", noop_gbps, 100 * gbps(size, t_one.median()) / noop_gbps);
     fmt::print("  roof: host memcpy  {:9.2f} GB/s  ({} threads, same buffers)\n", gbps(size, t_copy.median()),
                copy_threads);
+    if (cpu_threshold > 0)
+        fmt::print("  CPU alone under    {:>9}       (smaller jobs run whole on the calling thread's core)\n",
+                   human_bytes(double(cpu_threshold)));
     fmt::print("  GB/s = 10^9 plaintext bytes per second, host memory in and out (median of the runs).\n");
     return kExitOk;
 }

@@ -142,6 +142,10 @@ BC_API void bc_context_destroy(bc_context *ctx);
 BC_API const char *bc_context_device_name(const bc_context *ctx);
 /* The backend in use: "cpu", "cuda" or "opencl". */
 BC_API const char *bc_context_backend(const bc_context *ctx);
+/* Bytes under which a job runs whole on the CPU, on the calling thread, in a context that
+ * combines the CPU with GPUs ("auto" on a GPU host): there a GPU's transfers cost more than
+ * they save. 0 for a context of one kind of device (no such rule) or NULL. */
+BC_API size_t bc_context_cpu_threshold(const bc_context *ctx);
 
 /* ---- keys ---------------------------------------------------------------------- */
 

@@ -193,6 +193,8 @@ const char* bc_context_device_name(const bc_context* ctx) {
 
 const char* bc_context_backend(const bc_context* ctx) { return ctx ? ctx->backend->name() : ""; }
 
+size_t bc_context_cpu_threshold(const bc_context* ctx) { return ctx ? engine_cpu_threshold(*ctx->backend) : 0; }
+
 // ---- keys -------------------------------------------------------------------------
 
 bc_status bc_key_create(bc_context* ctx, const char* algorithm, const uint8_t* key, size_t key_len,

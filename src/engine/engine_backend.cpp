@@ -233,6 +233,8 @@ public:
         stats_.bytes.assign(workers_.size(), 0);
     }
     const EngineOptions& options() const { return opt_; }
+    // Whether it has CPU workers and workers of another kind.
+    bool mixes_cpu() const { return !cpu_workers_.empty() && cpu_workers_.size() < workers_.size(); }
 
 private:
     std::string worker_label(size_t i) const {
@@ -806,6 +808,11 @@ void engine_reset_stats(Backend& b) {
 const EngineOptions* engine_options(const Backend& b) {
     auto* e = dynamic_cast<const EngineBackend*>(&b);
     return e ? &e->options() : nullptr;
+}
+
+size_t engine_cpu_threshold(const Backend& b) {
+    auto* e = dynamic_cast<const EngineBackend*>(&b);
+    return e && e->mixes_cpu() ? e->options().cpu_threshold : 0;
 }
 
 }  // namespace bc

@@ -128,6 +128,9 @@ bool engine_stats(const Backend& b, EngineStats* out);
 void engine_reset_stats(Backend& b);
 // The options an engine runs with (nullptr when b is not an engine).
 const EngineOptions* engine_options(const Backend& b);
+// The cpu_threshold of an engine that has a CPU worker and another kind of worker; 0 for
+// any other backend (its jobs have nowhere else to go).
+size_t engine_cpu_threshold(const Backend& b);
 
 // Engines over the devices of this machine (src/engine/engine_devices.cpp):
 //   with_cpu = true:  "hybrid", the CPU backend and every CUDA GPU

@@ -757,6 +757,17 @@ class ExitCodes(Base):
         j = json.loads(out)
         self.assertGreater(j["one_shot"]["gb_per_s"], 0)
         self.assertGreater(j["roof_host_memcpy"]["gb_per_s"], 0)
+        # the same path with no cipher, and the cipher as a fraction of it
+        self.assertGreater(j["noop"]["gb_per_s"], 0)
+        self.assertAlmostEqual(j["noop"]["fraction"], j["one_shot"]["gb_per_s"] / j["noop"]["gb_per_s"], places=6)
+        # a context of one kind of device has no CPU-alone rule; the hybrid (CPU and GPUs) has one
+        if DEVICE == "cpu" or DEVICE.startswith("cuda:"):
+            self.assertEqual(j["cpu_threshold_bytes"], 0)
+        elif DEVICE == "hybrid":
+            self.assertGreater(j["cpu_threshold_bytes"], 0)
+        rc, out, err = run(["bench", "-a", "aes-128-ctr", "--device", DEVICE, "--size", "1M", "--seconds", "0.1"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"NO-OP, same path", out)
         rc, out, err = run(["bench", "--device", DEVICE, "--size", "2M", "--seconds", "0.1", "--segment-size", "256K",
                             "--decrypt"])
         self.assertEqual(rc, 0, err)

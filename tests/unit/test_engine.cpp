@@ -281,6 +281,23 @@ TEST(EngineCpu, ABusyCpuSendsWholeJobsToTheOtherWorker) {
     EXPECT_EQ(1, g.other_w->calls.load());
 }
 
+// bc_context_cpu_threshold: the engine's threshold where it mixes the CPU with another kind of
+// worker (what "auto" is on a GPU host); 0 where jobs have nowhere else to go.
+TEST(EngineCpu, ContextReportsItsCpuThreshold) {
+    bc::EngineOptions eo;
+    eo.cpu_threshold = size_t(123) << 10;
+    std::vector<std::unique_ptr<bc::Backend>> w;
+    w.push_back(cpu_backend(1));
+    w.push_back(std::make_unique<SlowBackend>(cpu_backend(1), std::chrono::milliseconds(0), "fake-gpu"));
+    WrappedCtx mixed(CtrPair::engine_of(std::move(w), eo), "engine");
+    EXPECT_EQ(size_t(123) << 10, bc_context_cpu_threshold(mixed.ctx));
+    WrappedCtx cpus(cpu_engine(2, eo), "engine");  // CPU workers only
+    EXPECT_EQ(0u, bc_context_cpu_threshold(cpus.ctx));
+    RefCtx plain;  // the CPU backend itself
+    EXPECT_EQ(0u, bc_context_cpu_threshold(plain.ctx));
+    EXPECT_EQ(0u, bc_context_cpu_threshold(nullptr));
+}
+
 // A job under 64 KiB is not counted in flight (two locked read-modify-writes saved on every
 // small job): while one is held on the CPU, a larger job still finds the CPU free.
 TEST(EngineCpu, JobsUnder64KiBDoNotMakeTheCpuBusy) {

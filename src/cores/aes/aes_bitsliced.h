@@ -555,8 +555,8 @@ BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
 /* Decryption with the masks of bc_aes_bs_dec_fold_masks (the equivalent inverse
  * cipher's keys): InvMixColumns(a ^ k) = InvMixColumns(a) ^ k', k' = InvMixColumns(k),
  * and the generated network (bc_aes_bs_inv_mix_col_key) takes each bit of k' in a gate
- * it needs anyway where one has room: 126 LOP3 a column for the key and InvMixColumns
- * instead of ~184 for the key XOR and the pre-mapped MixColumns (bench/NOTES.md). */
+ * it needs anyway: 95 LOP3 a column for the key and InvMixColumns instead of ~184 for
+ * the key XOR and the pre-mapped MixColumns (bench/NOTES.md). */
 BC_FN void bc_aes_bs_decrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *dk, int rounds) {
     bc_u32 t[128];
     bc_aes_bs_add_key(s, dk + 128 * rounds);

@@ -93,6 +93,17 @@ struct Cipher<false, kDecrypt> {
         rounds_of(s);
         bc_aes_bs_unslice(s);
     }
+    // Whether run_inner leaves the first and the last AddRoundKey to the caller (the folded
+    // decryption core: XTS XORs them in with the tweaks, in the same 3-input LOP3).
+    __device__ __forceinline__ bool edge_keys_outside() const { return kDecrypt && dec_folded && !compact; }
+    __device__ __forceinline__ void run_inner(uint32_t* s) const {
+        bc_aes_bs_slice(s);
+        if (edge_keys_outside())
+            bc_aes_bs_decrypt_fk_edges(s, rk, rounds, 0);
+        else
+            rounds_of(s);
+        bc_aes_bs_unslice(s);
+    }
     // s already bitsliced (bc_aes_bs_ctr_slice); encryption only
     __device__ __forceinline__ void run_sliced(uint32_t* s) const {
         rounds_of(s);
@@ -119,6 +130,8 @@ struct Cipher<true, kDecrypt> {
         isb = isb_s;
         rk = rk_s;
     }
+    __device__ __forceinline__ bool edge_keys_outside() const { return false; }
+    __device__ __forceinline__ void run_inner(uint32_t* s) const { run(s); }
     __device__ __forceinline__ void run(uint32_t* s) const {
         const unsigned lane = threadIdx.x & 31u;
 #pragma unroll
@@ -920,6 +933,18 @@ __global__ void __launch_bounds__(kThreads) k_xts_tiles(DevAesKey k, DevAesTable
     extern __shared__ uint32_t sm[];
     Cipher<kTable, kDecrypt> c(sm, k, t);
     uint4* const row = reinterpret_cast<uint4*>(sm + smem_words(kTable, kDecrypt)) + (threadIdx.x >> 5) * 1024;
+    // The cipher's first and last round keys as the blocks' little-endian words where it leaves
+    // them to us (Cipher::edge_keys_outside), else zero: XORed in with the tweaks.
+    __shared__ uint4 edge_keys[2];
+    __syncthreads();
+    if (threadIdx.x < 8) {
+        uint32_t v = 0;
+        if (c.edge_keys_outside()) {  // first: round key Nr (decryption), last: round key 0
+            const int r = threadIdx.x < 4 ? k.rounds : 0, w = threadIdx.x & 3;
+            for (int q = 0; q < 32; ++q) v |= (sm[128 * r + 32 * w + q] & 1u) << q;  // byte 4w + q / 8, bit q % 8
+        }
+        reinterpret_cast<uint32_t*>(edge_keys)[threadIdx.x] = v;
+    }
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31u;
     const uint64_t len = nblocks * 16;
@@ -928,13 +953,14 @@ __global__ void __launch_bounds__(kThreads) k_xts_tiles(DevAesKey k, DevAesTable
         uint32_t s[128];
         const uint64_t base = tile * kTile + lane;
         const bool whole = (tile + 1) * kTile <= nblocks;  // warp-uniform
-        auto add_tweaks = [&]() {
+        auto add_tweaks = [&](int key) {
+            const uint4 kw = edge_keys[key];
 #pragma unroll
             for (int g = 0; g < 32; g += 8) {
 #pragma unroll
                 for (int j = g; j < g + 8; ++j) {
                     const uint4 v = row[32 * j + lane];
-                    s[j] ^= v.x; s[32 + j] ^= v.y; s[64 + j] ^= v.z; s[96 + j] ^= v.w;
+                    s[j] ^= v.x ^ kw.x; s[32 + j] ^= v.y ^ kw.y; s[64 + j] ^= v.z ^ kw.z; s[96 + j] ^= v.w ^ kw.w;
                 }
                 // keeps the compiler from hoisting all 32 loads (128 more live words: spills)
                 __syncwarp();
@@ -949,9 +975,9 @@ __global__ void __launch_bounds__(kThreads) k_xts_tiles(DevAesKey k, DevAesTable
             }
         }
         tile_load<true>(in, base, len, whole, s);
-        add_tweaks();
-        c.run(s);
-        add_tweaks();
+        add_tweaks(0);
+        c.run_inner(s);
+        add_tweaks(1);
         tile_store<true>(out, base, len, whole, s);
     }
 }

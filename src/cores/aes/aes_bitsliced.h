@@ -517,6 +517,18 @@ BC_FN void bc_aes_bs_encrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
     bc_aes_bs_shift_key(s, rk + 128 * rounds, 0);
 }
 
+/* s = InvShiftRows(s). */
+BC_FN void bc_aes_bs_inv_shift_rows(bc_u32 *s) {
+    bc_u32 t[128];
+    BC_AES_BS_UNROLL
+    for (int p = 0; p < 16; ++p) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) t[8 * p + b] = s[8 * BC_AES_BS_ISR(p) + b];
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 128; ++i) s[i] = t[i];
+}
+
 /* s ^= k (128 masks). */
 BC_FN void bc_aes_bs_add_key(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *k) {
     BC_AES_BS_UNROLL
@@ -556,10 +568,13 @@ BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
  * cipher's keys): InvMixColumns(a ^ k) = InvMixColumns(a) ^ k', k' = InvMixColumns(k),
  * and the generated network (bc_aes_bs_inv_mix_col_key) takes each bit of k' in a gate
  * it needs anyway: 95 LOP3 a column for the key and InvMixColumns instead of ~184 for
- * the key XOR and the pre-mapped MixColumns (bench/NOTES.md). */
-BC_FN void bc_aes_bs_decrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *dk, int rounds) {
+ * the key XOR and the pre-mapped MixColumns (bench/NOTES.md).
+ * edge_keys = 0: without the first and the last AddRoundKey (round keys Nr and 0), for a
+ * caller that XORs them into the blocks itself (CUDA XTS decryption: with the tweaks, in
+ * the same 3-input LOP3; measured +4 % there, bench/NOTES.md). */
+BC_FN void bc_aes_bs_decrypt_fk_edges(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *dk, int rounds, int edge_keys) {
     bc_u32 t[128];
-    bc_aes_bs_add_key(s, dk + 128 * rounds);
+    if (edge_keys) bc_aes_bs_add_key(s, dk + 128 * rounds);
     BC_AES_BS_NOUNROLL
     for (int r = rounds - 1; r >= 1; --r) {
         bc_aes_bs_inv_sub(s);
@@ -574,7 +589,14 @@ BC_FN void bc_aes_bs_decrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *dk, 
         for (int i = 0; i < 128; ++i) s[i] = t[i];
     }
     bc_aes_bs_inv_sub(s);
-    bc_aes_bs_shift_key(s, dk, 1);
+    if (edge_keys)
+        bc_aes_bs_shift_key(s, dk, 1);
+    else
+        bc_aes_bs_inv_shift_rows(s);
+}
+
+BC_FN void bc_aes_bs_decrypt_fk(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *dk, int rounds) {
+    bc_aes_bs_decrypt_fk_edges(s, dk, rounds, 1);
 }
 
 /* ---------------------------------------------------------------- folded round keys

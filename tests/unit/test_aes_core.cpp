@@ -194,6 +194,11 @@ TEST(AesCore, FoldedDecryptionMatchesStraightDecryption) {
                 for (int bit = 0; bit < 8; ++bit) v |= (ks.bs[128 * r + 8 * p + bit] & 1u) << bit;
                 return static_cast<uint8_t>(v);
             };
+            for (int r : {0, ks.rounds})  // the words CUDA XTS XORs in, from the same masks
+                for (int w = 0; w < 4; ++w)
+                    ASSERT_EQ(bc_u32(key_byte(r, 4 * w)) | bc_u32(key_byte(r, 4 * w + 1)) << 8 |
+                                  bc_u32(key_byte(r, 4 * w + 2)) << 16 | bc_u32(key_byte(r, 4 * w + 3)) << 24,
+                              bc_aes_bs_mask_word(ks.bs, r, w));
             uint8_t pre[512];
             for (int i = 0; i < 512; ++i) pre[i] = ct[i] ^ key_byte(ks.rounds, i % 16);
             bc_aes_bs_pack(b, pre, 32);

@@ -938,12 +938,9 @@ __global__ void __launch_bounds__(kThreads) k_xts_tiles(DevAesKey k, DevAesTable
     __shared__ uint4 edge_keys[2];
     __syncthreads();
     if (threadIdx.x < 8) {
-        uint32_t v = 0;
-        if (c.edge_keys_outside()) {  // first: round key Nr (decryption), last: round key 0
-            const int r = threadIdx.x < 4 ? k.rounds : 0, w = threadIdx.x & 3;
-            for (int q = 0; q < 32; ++q) v |= (sm[128 * r + 32 * w + q] & 1u) << q;  // byte 4w + q / 8, bit q % 8
-        }
-        reinterpret_cast<uint32_t*>(edge_keys)[threadIdx.x] = v;
+        // first: round key Nr (decryption), last: round key 0
+        reinterpret_cast<uint32_t*>(edge_keys)[threadIdx.x] =
+            c.edge_keys_outside() ? bc_aes_bs_mask_word(sm, threadIdx.x < 4 ? k.rounds : 0, threadIdx.x & 3) : 0u;
     }
     __syncthreads();
     const uint32_t lane = threadIdx.x & 31u;

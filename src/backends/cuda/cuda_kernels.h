@@ -35,7 +35,7 @@ enum class AesImpl { Bitsliced, Table };
 // gives the same ciphertext. Decryption has three cores: cl's, the straight inverse cipher
 // (plain), and for every other variant the equivalent inverse cipher's masks with
 // InvMixColumns and the key as one generated network (bc_aes_bs_decrypt_fk; H100,
-// 2026-11-25: ECB decryption 345 -> 380 GB/s, bench/NOTES.md).
+// 2026-11-25: ECB decryption 345 -> 403 GB/s, bench/NOTES.md).
 //   0 "plain": AddRoundKey after MixColumns, masks as bc_aes_bs_expand_masks makes them;
 //   1 "fk": round keys folded into the S-box outputs (bc_aes_bs_encrypt_fk), 3-input
 //     MixColumns in place in a rotating layout (no ShiftRows, no register moves);

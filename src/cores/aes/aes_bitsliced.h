@@ -690,6 +690,13 @@ BC_FN void bc_aes_bs_mask_column(const BC_AES_BS_RK_SPACE bc_u32 *rk, int r, int
     }
 }
 
+/* Little-endian word w (bytes 4w..4w+3) of round key r, from its masks rk. */
+BC_FN bc_u32 bc_aes_bs_mask_word(const BC_AES_BS_RK_SPACE bc_u32 *rk, int r, int w) {
+    bc_u32 a[4];
+    bc_aes_bs_mask_column(rk, r, w, a);
+    return a[0] | (a[1] << 8) | (a[2] << 16) | (a[3] << 24);
+}
+
 /* m = InvMixColumns of the column a (bytes), row i: 14 a_i ^ 11 a_i+1 ^ 13 a_i+2 ^ 9 a_i+3. */
 BC_FN void bc_aes_bs_inv_mix_bytes(const bc_u32 *a, bc_u32 *m) {
     bc_u32 x2[4], x4[4], x8[4];

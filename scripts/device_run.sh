@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu cpu file roundtrip engine small profile variants suite)
+#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu kernels cpu file roundtrip engine small profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
 set -uo pipefail
@@ -110,8 +110,15 @@ for phase in "$@"; do
       TAIL=30 step "engine_small_$i" 100 engine_bench --small-only --repeat 7 --json "$R/engine_small_$i.json"
     done
     ;;
-  gpu)  # gpu_bench alone, 1 GiB in GPU memory (the default variant and the table one)
-    step gpu_bench 200 gpu_bench --json "$R/gpu_aes.json"
+  gpu)  # gpu_bench alone, 1 GiB in GPU memory (the default variant and the table one);
+        # GPU_BENCH_ARGS (e.g. --no-openssl), GPU_TAG names the step and its JSON (several runs a call)
+    step "gpu_bench${GPU_TAG:-}" 200 gpu_bench ${GPU_BENCH_ARGS:-} --json "$R/gpu_aes${GPU_TAG:-}.json"
+    ;;
+  kernels)  # every launch of the kernels NCU_KERNELS (regex) under gpu_bench --only NCU_ALG, 1 GiB:
+            # duration, warp instructions, SM clock (one replay pass)
+    TAIL=${PROFILE_TAIL:-80} step "ncu_kernels${GPU_TAG:-}" 240 ncu --clock-control none -k "regex:${NCU_KERNELS:-k_}" \
+      --metrics gpu__time_duration.sum,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,smsp__issue_active.avg.per_cycle_active \
+      gpu_bench --only "${NCU_ALG:-aes-128-xts}" --runs 1 --no-openssl
     ;;
   variants)  # every AES kernel variant in one table (bench/gpu_bench.cu --variants)
     step gpu_bench_variants 150 gpu_bench --variants --json "$R/gpu_aes_variants.json"

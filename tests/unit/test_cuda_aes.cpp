@@ -123,7 +123,7 @@ struct Variant {
 const Variant kVariants[] = {
     {false, "bitsliced/plain", 0}, {false, "bitsliced/fk", 1}, {false, "bitsliced/fk-cs", 2},
     {false, "bitsliced/cl", 3},    {false, "bitsliced/cle", 4}, {false, "bitsliced/pair", 5},
-    {false, "bitsliced/pair-cc", 6}, {true, "table", -1}};
+    {false, "bitsliced/pair-cc", 6}, {false, "bitsliced/pair-dec", 7}, {true, "table", -1}};
 
 Env make_env(const char* alg, const Variant& v, std::mt19937& rng) {
 #if defined(BC_HAVE_CUDA)
@@ -188,31 +188,72 @@ void pair_rounds_host(uint32_t half[2][64], const bc::AesKeySchedule& ks, int r0
     }
 }
 
+// A 32-block batch as a lane pair holds it: half h has words 2h and 2h + 1 of each block,
+// bitsliced (as the kernels load and transpose them); and back.
+void pair_halves_from(const Bytes& blocks, uint32_t half[2][64]) {
+    for (int h = 0; h < 2; ++h) {
+        for (int j = 0; j < 32; ++j) {
+            half[h][j] = bc_load_le32(&blocks[16 * j + 8 * h]);
+            half[h][32 + j] = bc_load_le32(&blocks[16 * j + 8 * h + 4]);
+        }
+        bc_aes_bs_transpose32(half[h]);
+        bc_aes_bs_transpose32(half[h] + 32);
+    }
+}
+Bytes pair_halves_to_bytes(uint32_t half[2][64]) {
+    Bytes out(512);
+    for (int h = 0; h < 2; ++h) {
+        bc_aes_bs_transpose32(half[h]);
+        bc_aes_bs_transpose32(half[h] + 32);
+        for (int j = 0; j < 32; ++j) {
+            bc_store_le32(&out[16 * j + 8 * h], half[h][j]);
+            bc_store_le32(&out[16 * j + 8 * h + 4], half[h][32 + j]);
+        }
+    }
+    return out;
+}
+
 // The lane-pair core (variant "pair": two lanes share a batch, each with half the bytes)
 // against the plain core and the reference AES, on the host: both halves run in step.
 TEST(CudaAesCore, PairLayoutMatchesPlainCore) {
     for_random_batches(13, [](const bc::AesKeySchedule& ks, const Bytes& pt, const std::string& what) {
-        Bytes want(512), got(512);
+        Bytes want(512);
         uint32_t half[2][64];
-        for (int h = 0; h < 2; ++h) {  // as the kernel loads: words 2h and 2h + 1 of each block
-            for (int j = 0; j < 32; ++j) {
-                half[h][j] = bc_load_le32(&pt[16 * j + 8 * h]);
-                half[h][32 + j] = bc_load_le32(&pt[16 * j + 8 * h + 4]);
-            }
-            bc_aes_bs_transpose32(half[h]);
-            bc_aes_bs_transpose32(half[h] + 32);
+        pair_halves_from(pt, half);
+        for (int h = 0; h < 2; ++h)
             for (int i = 0; i < 64; ++i) half[h][i] ^= ks.bs[64 * h + i];
-        }
         pair_rounds_host(half, ks, 1);
-        for (int h = 0; h < 2; ++h) {
-            bc_aes_bs_transpose32(half[h]);
-            bc_aes_bs_transpose32(half[h] + 32);
-            for (int j = 0; j < 32; ++j) {
-                bc_store_le32(&got[16 * j + 8 * h], half[h][j]);
-                bc_store_le32(&got[16 * j + 8 * h + 4], half[h][32 + j]);
+        const Bytes got = pair_halves_to_bytes(half);
+        bc::aes_encrypt_blocks(ks, pt.data(), want.data(), 32);
+        ASSERT_EQ(want, got) << what;
+    });
+}
+
+// The lane-pair decryption core (variant "pair-dec": the equivalent inverse cipher's masks,
+// bc_aes_bs_pair_inv_*) against the reference AES on the host, both halves in step; the
+// exchange sends BC_AES_BS_PAIR_INV_SENT.
+TEST(CudaAesCore, PairDecryptionMatchesReference) {
+    for_random_batches(17, [](const bc::AesKeySchedule& ks, const Bytes& ct, const std::string& what) {
+        std::vector<uint32_t> dk(15 * 128);
+        bc_aes_bs_dec_fold_masks(ks.bs, ks.rounds, dk.data());
+        Bytes want(512);
+        uint32_t half[2][64];
+        pair_halves_from(ct, half);
+        for (int h = 0; h < 2; ++h)
+            for (int i = 0; i < 64; ++i) half[h][i] ^= dk[128 * ks.rounds + 64 * h + i];
+        for (int r = ks.rounds - 1; r >= 0; --r) {
+            uint32_t recv[2][32];
+            for (int h = 0; h < 2; ++h) bc_aes_bs_pair_inv_sub(half[h]);
+            for (int h = 0; h < 2; ++h)
+                for (int i = 0; i < 4; ++i)
+                    for (int b = 0; b < 8; ++b) recv[h][8 * i + b] = half[1 - h][8 * BC_AES_BS_PAIR_INV_SENT(i) + b];
+            for (int h = 0; h < 2; ++h) {
+                if (r > 0) bc_aes_bs_pair_inv_mix(half[h], recv[h], dk.data() + 128 * r, h);
+                else bc_aes_bs_pair_inv_last(half[h], recv[h], dk.data(), h);
             }
         }
-        bc::aes_encrypt_blocks(ks, pt.data(), want.data(), 32);
+        const Bytes got = pair_halves_to_bytes(half);
+        bc::aes_decrypt_blocks(ks, ct.data(), want.data(), 32);
         ASSERT_EQ(want, got) << what;
     });
 }

@@ -383,12 +383,17 @@ __device__ __forceinline__ void store_half(uint8_t* p, uint64_t pos, uint64_t le
     }
 }
 
-// One round's exchange: recv[8i + b] = the partner's bit b of byte BC_AES_BS_PAIR_SENT(i).
+// One round's exchange: recv[8i + b] = the partner's bit b of byte BC_AES_BS_PAIR_SENT(i)
+// (ShiftRows), or with kInv of byte BC_AES_BS_PAIR_INV_SENT(i) (InvShiftRows).
+template <bool kInv = false>
 __device__ __forceinline__ void pair_exchange(const uint32_t* s, uint32_t* recv) {
 #pragma unroll
     for (int i = 0; i < 4; ++i)
 #pragma unroll
-        for (int b = 0; b < 8; ++b) recv[8 * i + b] = __shfl_xor_sync(0xffffffffu, s[8 * BC_AES_BS_PAIR_SENT(i) + b], 16);
+        for (int b = 0; b < 8; ++b) {
+            const int q = kInv ? BC_AES_BS_PAIR_INV_SENT(i) : BC_AES_BS_PAIR_SENT(i);
+            recv[8 * i + b] = __shfl_xor_sync(0xffffffffu, s[8 * q + b], 16);
+        }
 }
 
 // Rounds r0..rounds of a half state after AddRoundKey r0 - 1 (rk: the masks in shared memory).
@@ -418,8 +423,39 @@ __device__ __forceinline__ void pair_encrypt(uint32_t* s, const uint32_t* rk, in
     pair_rounds(s, rk, 1, rounds, h);
 }
 
+// Decrypts a half state in place with the equivalent inverse cipher's masks
+// (bc_aes_bs_pair_inv_*): round key Nr, then every round down to round key 0.
+__device__ __forceinline__ void pair_decrypt(uint32_t* s, const uint32_t* dk, int rounds, uint32_t h) {
+#pragma unroll
+    for (int i = 0; i < 64; ++i) s[i] ^= dk[128 * rounds + 64 * h + i];
+#pragma unroll 1
+    for (int r = rounds - 1; r >= 1; --r) {
+        uint32_t recv[32];
+        bc_aes_bs_pair_inv_sub(s);
+        pair_exchange<true>(s, recv);
+        bc_aes_bs_pair_inv_mix(s, recv, dk + 128 * r, (int)h);
+    }
+    uint32_t recv[32];
+    bc_aes_bs_pair_inv_sub(s);
+    pair_exchange<true>(s, recv);
+    bc_aes_bs_pair_inv_last(s, recv, dk, (int)h);
+}
+
+template <bool kDecrypt>
+__device__ __forceinline__ void pair_cipher(uint32_t* s, const uint32_t* masks, int rounds, uint32_t h) {
+    if constexpr (kDecrypt) pair_decrypt(s, masks, rounds, h); else pair_encrypt(s, masks, rounds, h);
+}
+
+// The block's masks in shared memory: the key's, or for decryption the equivalent inverse
+// cipher's (one (round, column) a thread, constant time).
+template <bool kDecrypt = false>
 __device__ __forceinline__ void pair_load_masks(uint32_t* sm, const DevAesKey& k) {
-    for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+    if constexpr (kDecrypt) {
+        for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
+            bc_aes_bs_dec_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
+    } else {
+        for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+    }
     __syncthreads();
 }
 
@@ -473,11 +509,12 @@ __device__ __forceinline__ void pair_store_tile(uint8_t* out, uint64_t pos, uint
     if (whole) store_all(Unguarded{}); else store_all(Guarded{});
 }
 
-// ECB encryption on lane pairs: the blocks' halves as loaded, 2 transpositions each way.
+// ECB on lane pairs: the blocks' halves as loaded, 2 transpositions each way.
+template <bool kDecrypt>
 __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ecb_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
                                                            uint64_t nblocks) {
     extern __shared__ uint32_t sm[];
-    pair_load_masks(sm, k);
+    pair_load_masks<kDecrypt>(sm, k);
     const uint32_t lane = threadIdx.x & 31u, h = lane >> 4;
     const uint64_t len = nblocks * 16;
     const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
@@ -488,7 +525,7 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ecb_pair(DevAe
         pair_load_tile(in, pos, len, whole, s);
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
-        pair_encrypt(s, sm, k.rounds, h);
+        pair_cipher<kDecrypt>(s, sm, k.rounds, h);
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
         pair_store_tile(out, pos, len, whole, s);
@@ -586,15 +623,16 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ctr_pair(DevAe
 
 // ---------------------------------------------------------------- CBC decryption
 
-// chain[tile] = the ciphertext block before the tile's first block (iv for tile 0).
-__global__ void k_cbc_gather(uint4 iv, const uint8_t* in, uint8_t* chain, uint64_t ntiles) {
+// chain[tile] = the ciphertext block before the tile's first block (iv for tile 0); tiles
+// of tile_blocks blocks.
+__global__ void k_cbc_gather(uint4 iv, const uint8_t* in, uint8_t* chain, uint64_t ntiles, uint64_t tile_blocks) {
     uint64_t t = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= ntiles) return;
     uint32_t w[4];
     if (t == 0) {
         w[0] = iv.x; w[1] = iv.y; w[2] = iv.z; w[3] = iv.w;
     } else {
-        load_block<false>(in, (int64_t)(16 * (t * kTile - 1)), 16 * t * kTile, w);
+        load_block<false>(in, (int64_t)(16 * (t * tile_blocks - 1)), 16 * t * tile_blocks, w);
     }
     store_block<false>(chain, (int64_t)(16 * t), 16 * ntiles, w);
 }
@@ -674,6 +712,48 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec(DevAesKey k, DevAesTables 
             };
             if (whole) chain_all(Unguarded{}); else chain_all(Guarded{});
         }
+    }
+}
+
+// CBC decryption on lane pairs (variant "pair-dec", k_ecb_pair's tile, aligned data): each
+// warp keeps its tile's ciphertext in shared memory as loaded (8 KB, kCbcPairSavedBytes a
+// block, 40 KB with the masks: no opt-in needed), and after the cipher each lane XORs in the
+// half of its blocks' predecessors from there (the tile's first block: chain[tile]).
+constexpr size_t kCbcPairSavedBytes = 16 * kPairTile * (kThreads / 32);
+
+__global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_cbc_dec_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
+                                                               uint64_t nblocks, const uint8_t* chain) {
+    extern __shared__ uint32_t sm[];
+    pair_load_masks<true>(sm, k);
+    // block b of the warp's tile, half h, at saved[2 b + h]: the tile's bytes as in memory
+    uint2* const saved = reinterpret_cast<uint2*>(sm + smem_words(false, true)) + (threadIdx.x >> 5) * (2 * kPairTile);
+    const uint32_t lane = threadIdx.x & 31u, h = lane >> 4, kk = lane & 15u;
+    const uint64_t len = nblocks * 16;
+    const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        const uint64_t pos = 16 * (tile * kPairTile + kk) + 8 * h;
+        const bool whole = (tile + 1) * kPairTile <= nblocks;  // warp-uniform: no bounds checks
+        uint32_t s[64];
+        pair_load_tile(in, pos, len, whole, s);
+#pragma unroll
+        for (int j = 0; j < 32; ++j) saved[2 * (16 * j + kk) + h] = make_uint2(s[j], s[32 + j]);
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        pair_decrypt(s, sm, k.rounds, h);
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        const uint2 carry = __ldg(reinterpret_cast<const uint2*>(chain) + 2 * tile + h);
+        __syncwarp();  // every lane's ciphertext is in
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {
+            // block 16 j + kk follows tile block 16 j + kk - 1
+            const bool first = j == 0 && kk == 0;
+            const uint2 p = first ? carry : saved[first ? 0 : 2 * (16 * j + kk) + h - 2];
+            s[j] ^= p.x;
+            s[32 + j] ^= p.y;
+        }
+        pair_store_tile(out, pos, len, whole, s);
+        __syncwarp();  // read before the next tile overwrites them
     }
 }
 
@@ -868,12 +948,13 @@ constexpr size_t kXtsPairTweakBytes = sizeof(uint2) * 32 * 32 * (kThreads / 32);
 constexpr size_t kXtsTileTweakBytes = sizeof(uint4) * 32 * 32 * (kThreads / 32);
 constexpr uint64_t kXtsPairEntry = kPairTile / 2;  // a pair half walks 16 of its 32 blocks
 
-// Encryption on lane pairs (k_ecb_pair's tile, S = 16).
+// On lane pairs (k_ecb_pair's tile, S = 16): encryption, and decryption in variant "pair-dec".
+template <bool kDecrypt>
 __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_pair(DevAesKey k, const uint8_t* in, uint8_t* out,
                                                            uint64_t nblocks, uint64_t fb, uint64_t nunits,
                                                            const uint8_t* tweaks, const uint8_t* tile_tweaks) {
     extern __shared__ uint32_t sm[];
-    pair_load_masks(sm, k);
+    pair_load_masks<kDecrypt>(sm, k);
     const uint32_t lane = threadIdx.x & 31u, h = lane >> 4, kk = lane & 15u;
     uint2* const row = reinterpret_cast<uint2*>(sm + smem_words(false, false)) + (threadIdx.x >> 5) * 1024;
     const uint64_t len = nblocks * 16;
@@ -890,16 +971,33 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_pair(DevAe
             __syncwarp();  // the previous tile's reads are done
             // (a last tile of at most 256 blocks has no second entry: its second half is not stored)
             const uint64_t e = 2 * tile + h < nentries ? 2 * tile + h : nentries - 1;
-            XtsTweakWalk<16> w(tile_tweaks, e, kXtsPairEntry, tweaks, nunits, fb, kk);
             // block j's words for lane l at row[64 (j / 2) + 2 l + j % 2]: a lane reads blocks
             // j and j + 1 in one 128-bit load
             uint2* r = row + 64 * 8 * h + 2 * kk;
-#pragma unroll 1
-            for (int j = 0; j < 16; ++j) {
+            auto put = [&](int j, const uint32_t* t) {
                 uint2* q = r + 64 * (j >> 1) + (j & 1);
-                q[0] = make_uint2(w.t[0], w.t[1]);
-                q[32] = make_uint2(w.t[2], w.t[3]);
-                if (j < 15) w.next();
+                q[0] = make_uint2(t[0], t[1]);
+                q[32] = make_uint2(t[2], t[3]);
+            };
+            if (fb == kXtsPairEntry) {
+                // Units of one entry (4096 bytes; the tile tweaks are the units'): the lane's 16
+                // blocks all lie in unit e, so the walk needs no unit count and unrolls (stores
+                // at constant offsets, no loop): ~150 instructions a lane a tile fewer.
+                uint32_t t[4];
+                load_block<true, false>(tile_tweaks, (int64_t)(16 * e), 0, t);
+                xts_mul_alpha_small(t, kk);
+#pragma unroll
+                for (int j = 0; j < 16; ++j) {
+                    put(j, t);
+                    if (j < 15) xts_mul_alpha_const<16>(t);
+                }
+            } else {
+                XtsTweakWalk<16> w(tile_tweaks, e, kXtsPairEntry, tweaks, nunits, fb, kk);
+#pragma unroll 1
+                for (int j = 0; j < 16; ++j) {
+                    put(j, w.t);
+                    if (j < 15) w.next();
+                }
             }
             __syncwarp();
         }
@@ -917,11 +1015,39 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_pair(DevAe
         add_tweaks();
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
-        pair_encrypt(s, sm, k.rounds, h);
+        pair_cipher<kDecrypt>(s, sm, k.rounds, h);
         bc_aes_bs_transpose32(s);
         bc_aes_bs_transpose32(s + 32);
         add_tweaks();
         pair_store_tile(out, pos, len, whole, s);
+    }
+}
+
+// T_u = E_k2(tweak0 + u) (128-bit little-endian add) for every unit, on lane pairs (k_ecb_pair's
+// tile), each input made where k_ecb_pair would load it: one launch and 8 MB of traffic fewer
+// than writing the inputs first (k_xts_tweak_inputs, then launch_ecb).
+__global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_unit_tweaks(DevAesKey k2, uint4 tw0, uint8_t* tweaks,
+                                                                  uint64_t nunits) {
+    extern __shared__ uint32_t sm[];
+    pair_load_masks(sm, k2);
+    const uint32_t lane = threadIdx.x & 31u, h = lane >> 4, kk = lane & 15u;
+    const uint64_t lo0 = ((uint64_t)tw0.y << 32) | tw0.x, hi0 = ((uint64_t)tw0.w << 32) | tw0.z;
+    const uint64_t ntiles = (nunits + kPairTile - 1) / kPairTile;
+    for (uint64_t tile = global_warp(); tile < ntiles; tile += total_warps()) {
+        const uint64_t base = tile * kPairTile + kk;
+        uint32_t s[64];
+#pragma unroll
+        for (int j = 0; j < 32; ++j) {  // unit base + 16 j: half h is its 64-bit word h
+            const uint64_t lo = lo0 + base + 16 * j, w = h ? hi0 + (lo < lo0 ? 1u : 0u) : lo;
+            s[j] = (uint32_t)w;
+            s[32 + j] = (uint32_t)(w >> 32);
+        }
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        pair_encrypt(s, sm, k2.rounds, h);
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        pair_store_tile(tweaks, 16 * base + 8 * h, 16 * nunits, (tile + 1) * kPairTile <= nunits, s);
     }
 }
 
@@ -1047,6 +1173,7 @@ const char* aes_bs_variant_name(int v) {
         case 4: return "cle";
         case 5: return "pair";
         case 6: return "pair-cc";
+        case 7: return "pair-dec";
         default: return "?";
     }
 }
@@ -1059,8 +1186,11 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
     else if (w == "ecb-dec") f = tab ? (const void*)k_ecb<true, true, true> : (const void*)k_ecb<false, true, true>;
     else if (w == "ctr") f = tab ? (const void*)k_ctr<true, true, false> : (const void*)k_ctr<false, true, false>;
     else if (w == "ctr32") f = tab ? (const void*)k_ctr<true, true, true> : (const void*)k_ctr<false, true, true>;
-    else if (w == "ecb-pair") f = (const void*)k_ecb_pair;
-    else if (w == "xts-pair") f = (const void*)k_xts_pair;
+    else if (w == "ecb-pair") f = (const void*)k_ecb_pair<false>;
+    else if (w == "ecb-dec-pair") f = (const void*)k_ecb_pair<true>;
+    else if (w == "cbc-dec-pair") f = (const void*)k_cbc_dec_pair;
+    else if (w == "xts-pair") f = (const void*)k_xts_pair<false>;
+    else if (w == "xts-dec-pair") f = (const void*)k_xts_pair<true>;
     else if (w == "xts-tiles") f = tab ? (const void*)k_xts_tiles<true, false> : (const void*)k_xts_tiles<false, false>;
     else if (w == "xts-dec-tiles") f = tab ? (const void*)k_xts_tiles<true, true> : (const void*)k_xts_tiles<false, true>;
     else if (w == "ctr-pair") f = (const void*)k_ctr_pair<false>;
@@ -1093,17 +1223,16 @@ cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& key, const D
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, !encrypt);
 #define BC_ECB(T, D, F) k_ecb<T, D, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks)
-    if (!tab && encrypt && fast && k.bs_variant >= kAesBsPairVariant) {
+    if (!tab && fast && k.bs_variant >= (encrypt ? kAesBsPairVariant : kAesBsPairDecVariant)) {
         const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
         // Fewer tiles than 8 warps per SM (XTS's tweaks: one block per data unit) leave the
         // launch bound by one warp's latency: 4-warp blocks spread them over every SM, one warp
         // per scheduler, where 8-warp blocks fill half the SMs with two per scheduler.
-        if (ntiles < (uint64_t)sh.sms * (kThreads / 32)) {
-            k_ecb_pair<<<(unsigned)((ntiles + 3) / 4), 128, sm, s>>>(k, in, out, nblocks);
-            return cudaGetLastError();
-        }
-        const int pgrid = grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
-        k_ecb_pair<<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
+        const unsigned pgrid = ntiles < (uint64_t)sh.sms * (kThreads / 32)
+                                   ? (unsigned)((ntiles + 3) / 4)
+                                   : (unsigned)grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+        if (encrypt) k_ecb_pair<false><<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
+        else k_ecb_pair<true><<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
         return cudaGetLastError();
     }
     if (tab) {
@@ -1138,7 +1267,7 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
         const uint64_t ntiles = (nks + kPairTile - 1) / kPairTile;
         const int per_sm = kPairResidentPerSm * pair_cc_waves();
         const uint64_t warps = (uint64_t)sh.sms * per_sm * (kThreads / 32);
-        const bool cache = k.bs_variant == kAesBsPairCcVariant && (g_pair_cc_always.load() || ntiles >= kMinRun * warps);
+        const bool cache = k.bs_variant >= kAesBsPairCcVariant && (g_pair_cc_always.load() || ntiles >= kMinRun * warps);
         const int pgrid = cache ? grid_for_tiles(ntiles / kMinRun, sh, per_sm) : grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
         const size_t psm = sm + kPairCacheBytes;
         if (inc32) k_ctr_pair<true><<<pgrid, kThreads, psm, s>>>(k, c, first, in, out, len, cache);
@@ -1156,23 +1285,31 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
     return cudaGetLastError();
 }
 
-size_t cbc_dec_scratch_bytes(uint64_t nblocks) { return 16 * ((nblocks + kTile - 1) / kTile) + 16; }
+// (chaining values a tile: pair tiles are the smaller)
+size_t cbc_dec_scratch_bytes(uint64_t nblocks) { return 16 * ((nblocks + kPairTile - 1) / kPairTile) + 16; }
 
 cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& key, const DevAesTables& t, const uint8_t iv[16],
                                const uint8_t* in, uint8_t* out, uint64_t nblocks, void* scratch,
                                const LaunchShape& sh, cudaStream_t s) {
     if (nblocks == 0) return cudaSuccess;
     const DevAesKey k = with_variant(key);
-    const uint64_t ntiles = (nblocks + kTile - 1) / kTile;
+    const bool fast = aligned16(in) && aligned16(out);
+    const bool tab = impl == AesImpl::Table;
+    const bool pair = !tab && fast && k.bs_variant >= kAesBsPairDecVariant;
+    const uint64_t tile_blocks = pair ? kPairTile : kTile;
+    const uint64_t ntiles = (nblocks + tile_blocks - 1) / tile_blocks;
     uint4 v = make_uint4(bc_load_le32(iv), bc_load_le32(iv + 4), bc_load_le32(iv + 8), bc_load_le32(iv + 12));
     uint8_t* chain = static_cast<uint8_t*>(scratch);
-    k_cbc_gather<<<(unsigned)((ntiles + 255) / 256), 256, 0, s>>>(v, in, chain, ntiles);
+    k_cbc_gather<<<(unsigned)((ntiles + 255) / 256), 256, 0, s>>>(v, in, chain, ntiles, tile_blocks);
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
-    const bool fast = aligned16(in) && aligned16(out);
-    const int grid = grid_for_tiles(ntiles, sh, kBlocksPerSm);
-    const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, true);
+    if (pair) {
+        k_cbc_dec_pair<<<grid_for_tiles(ntiles, sh, kPairBlocksPerSm), kThreads, sm + kCbcPairSavedBytes, s>>>(
+            k, in, out, nblocks, chain);
+        return cudaGetLastError();
+    }
+    const int grid = grid_for_tiles(ntiles, sh, kBlocksPerSm);
     // the ciphertext saved in shared memory where the device allows the block that much
     // (set per call: cheap, and right for whichever device is current)
     auto run = [&](auto saved_kernel, auto plain_kernel) {
@@ -1200,17 +1337,27 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
     uint4 tw = make_uint4(bc_load_le32(tweak0), bc_load_le32(tweak0 + 4), bc_load_le32(tweak0 + 8),
                           bc_load_le32(tweak0 + 12));
     uint8_t* tws = static_cast<uint8_t*>(tweaks);
-    k_xts_tweak_inputs<<<(unsigned)((nunits + 255) / 256), 256, 0, s>>>(tw, tws, nunits);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) return e;
-    // The tweaks are always encrypted with the constant-time core.
-    e = launch_ecb(AesImpl::Bitsliced, true, k2, t, tws, tws, nunits, sh, s);
+    // The tweaks are always encrypted with the constant-time core; on lane pairs in one kernel
+    // (fewer tiles than 4 warps a SM: 4-warp blocks, one warp a scheduler, as in launch_ecb).
+    cudaError_t e;
+    if (aes_bs_variant() >= kAesBsPairVariant) {
+        const uint64_t ntiles = (nunits + kPairTile - 1) / kPairTile;
+        const unsigned grid = ntiles < (uint64_t)sh.sms * (kThreads / 32) ? (unsigned)((ntiles + 3) / 4)
+                                                                          : (unsigned)grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+        k_xts_unit_tweaks<<<grid, kThreads, BC_SMEM(false, false), s>>>(k2, tw, tws, nunits);
+        e = cudaGetLastError();
+    } else {
+        k_xts_tweak_inputs<<<(unsigned)((nunits + 255) / 256), 256, 0, s>>>(tw, tws, nunits);
+        e = cudaGetLastError();
+        if (e == cudaSuccess) e = launch_ecb(AesImpl::Bitsliced, true, k2, t, tws, tws, nunits, sh, s);
+    }
     if (e != cudaSuccess) return e;
     const uint64_t nblocks = (nunits - 1) * full_blocks + last_blocks;
     const bool fast = aligned16(in) && aligned16(out) && unit_bytes % 16 == 0;
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, !encrypt);
-    const bool pair = !tab && encrypt && k1.bs_variant >= kAesBsPairVariant && full_blocks % 16 == 0;
+    const bool pair = !tab && k1.bs_variant >= (encrypt ? kAesBsPairVariant : kAesBsPairDecVariant) &&
+                      full_blocks % 16 == 0;
     if (fast && nblocks > 0 && (pair || full_blocks % 32 == 0) && full_blocks < (uint64_t(1) << 32)) {
         const uint64_t entry = pair ? kXtsPairEntry : kTile;
         const uint64_t nentries = (nblocks + entry - 1) / entry;
@@ -1227,8 +1374,13 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
             tile_tws = tt;
         }
         if (pair) {
-            k_xts_pair<<<grid_for_tiles(ntiles, sh, kPairBlocksPerSm), kThreads, sm + kXtsPairTweakBytes, s>>>(
-                k1, in, out, nblocks, full_blocks, nunits, tws, tile_tws);
+            const int pgrid = grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+            if (encrypt)
+                k_xts_pair<false><<<pgrid, kThreads, sm + kXtsPairTweakBytes, s>>>(k1, in, out, nblocks, full_blocks,
+                                                                                  nunits, tws, tile_tws);
+            else
+                k_xts_pair<true><<<pgrid, kThreads, sm + kXtsPairTweakBytes, s>>>(k1, in, out, nblocks, full_blocks,
+                                                                                 nunits, tws, tile_tws);
             return cudaGetLastError();
         }
         // the tweak rows need more shared memory than a block gets by default: where the device

@@ -54,17 +54,22 @@ enum class AesImpl { Bitsliced, Table };
 //     pairs: two lanes share a batch, each with half its bytes (64 registers of state,
 //     4 warps per scheduler instead of 2; k_ctr_pair). H100, 2026-11-23: AES-128-CTR
 //     410 GB/s against cle's 301 (bench/NOTES.md).
-//   6 "pair-cc" (default): pair, and CTR / CTR32 jobs of at least 4 tiles per warp of one
+//   6 "pair-cc": pair, and CTR / CTR32 jobs of at least 4 tiles per warp of one
 //     wave cache the counters' constant bytes: rounds 1-2 of a batch start from constants
 //     computed once per 2^16 counters (bc_aes_bs_pair_cc_*: 10 S-boxes instead of 32).
 //     H100, 2026-11-23: AES-128-CTR 444-447 GB/s, GCM-256 211-213.
+//   7 "pair-dec" (default): pair-cc, and aligned ECB, CBC and XTS decryption on lane pairs
+//     too, with the equivalent inverse cipher's masks (bc_aes_bs_pair_inv_*; k_ecb_pair,
+//     k_cbc_dec_pair, k_xts_pair). H100, 2026-11-25: CBC decryption 412 GB/s against
+//     pair-cc's 382, ECB decryption 420 against 401, XTS decryption 400 against 369.
 // The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the
-// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|pair|pair-cc|0..6 (read once),
+// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|pair|pair-cc|pair-dec|0..7 (read once),
 // else kAesBsDefaultVariant.
-constexpr int kAesBsVariants = 7;
+constexpr int kAesBsVariants = 8;
 constexpr int kAesBsPairVariant = 5;  // this and every later variant run on lane pairs
-constexpr int kAesBsPairCcVariant = 6;
-constexpr int kAesBsDefaultVariant = 6;
+constexpr int kAesBsPairCcVariant = 6;  // this and every later variant cache CTR's constants
+constexpr int kAesBsPairDecVariant = 7;  // this and every later variant decrypt on lane pairs
+constexpr int kAesBsDefaultVariant = 7;
 // Test hook: pair-cc caches counters at every job size (not only the large ones), so the
 // unit tests reach its path, tile edges and 2^16 crossings with small buffers.
 void set_pair_cc_always(bool on);
@@ -79,7 +84,8 @@ const char* aes_bs_variant_name(int v);
 // Registers per thread and local-memory bytes (stack frame: spills) of the
 // aligned fast-path kernel for `what`: "ecb", "ecb-dec", "ctr", "ctr32",
 // "cbc-dec", "xts", "xts-dec" (any data unit), "xts-tiles", "xts-dec-tiles" (units of 32 k
-// blocks), and "ecb-pair", "ctr-pair", "ctr32-pair", "xts-pair" (variant "pair"; impl ignored).
+// blocks), and "ecb-pair", "ctr-pair", "ctr32-pair", "xts-pair" (variant "pair"; impl ignored),
+// "ecb-dec-pair", "cbc-dec-pair", "xts-dec-pair" (variant "pair-dec").
 // cudaErrorInvalidValue for an unknown name.
 cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes);
 
@@ -116,8 +122,8 @@ cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& k, const DevAesTab
 // ((nunits - 1) * full_blocks + last_blocks); it receives E_k2(tweak0 + u) (little-endian
 // add) and, on lane pairs, the tweaks where tiles start. Blocks beyond those counts
 // (ciphertext stealing) are left to the caller. Aligned data with units of a multiple of 32
-// blocks runs on the ECB kernels' coalesced tiles; encryption on lane pairs (variants "pair",
-// "pair-cc") needs units of a multiple of 16 blocks.
+// blocks runs on the ECB kernels' coalesced tiles; lane pairs (encryption from variant "pair"
+// on, decryption from "pair-dec" on) need units of a multiple of 16 blocks.
 size_t xts_scratch_bytes(uint64_t nunits, uint64_t nblocks);
 cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& k1, const DevAesKey& k2,
                        const DevAesTables& t, const uint8_t tweak0[16], const uint8_t* in,

@@ -55,6 +55,31 @@
 
 /* ---------------------------------------------------------------- transposition */
 
+#if defined(BC_TARGET_CUDA) && defined(__CUDA_ARCH__)
+/* One swap of a fine transposition stage: *b takes the s-bit groups of *a that m marks,
+ * shifted down, and *a those of *b shifted up. Written as two bit selects (LOP3, truth
+ * table 0xd8: c ? b : a) with the shifts on the multiply pipe (IMAD.HI for x >> s, IMAD.SHL
+ * for y << s): 2 integer-pipe instructions a swap, where the XOR form's shared difference
+ * compiles to 3 LOP3 and an SHF (the kernels are bound by the integer pipe). */
+__device__ __forceinline__ void bc_aes_bs_swap_groups(bc_u32 *a, bc_u32 *b, unsigned s, bc_u32 m) {
+    const bc_u32 x = *a, y = *b;
+    const bc_u32 x_down = __umulhi(x, 1u << (32 - s)), y_up = y << s;
+    bc_u32 na, nb;
+    asm("lop3.b32 %0, %1, %2, %3, 0xd8;" : "=r"(na) : "r"(x), "r"(y_up), "r"(m << s));
+    asm("lop3.b32 %0, %1, %2, %3, 0xd8;" : "=r"(nb) : "r"(y), "r"(x_down), "r"(m));
+    *a = na;
+    *b = nb;
+}
+#define BC_AES_BS_SWAP(a, b, s, m) bc_aes_bs_swap_groups(&(a), &(b), (s), (m))
+#else
+#define BC_AES_BS_SWAP(a, b, s, m)                   \
+    do {                                             \
+        const bc_u32 t_ = (((a) >> (s)) ^ (b)) & (m); \
+        (b) ^= t_;                                   \
+        (a) ^= t_ << (s);                            \
+    } while (0)
+#endif
+
 /* In place: afterwards bit j of a[i] is what bit i of a[j] was. */
 BC_FN void bc_aes_bs_transpose32(bc_u32 *a) {
 #if defined(BC_TARGET_CUDA) && defined(__CUDA_ARCH__)
@@ -96,27 +121,15 @@ BC_FN void bc_aes_bs_transpose32(bc_u32 *a) {
     BC_AES_BS_UNROLL
     for (int g = 0; g < 32; g += 8) {
         BC_AES_BS_UNROLL
-        for (int i = 0; i < 4; ++i) {
-            bc_u32 t = ((a[g + i] >> 4) ^ a[g + i + 4]) & 0x0f0f0f0fu;
-            a[g + i + 4] ^= t;
-            a[g + i] ^= t << 4;
-        }
+        for (int i = 0; i < 4; ++i) BC_AES_BS_SWAP(a[g + i], a[g + i + 4], 4, 0x0f0f0f0fu);
     }
     BC_AES_BS_UNROLL
     for (int g = 0; g < 32; g += 4) {
         BC_AES_BS_UNROLL
-        for (int i = 0; i < 2; ++i) {
-            bc_u32 t = ((a[g + i] >> 2) ^ a[g + i + 2]) & 0x33333333u;
-            a[g + i + 2] ^= t;
-            a[g + i] ^= t << 2;
-        }
+        for (int i = 0; i < 2; ++i) BC_AES_BS_SWAP(a[g + i], a[g + i + 2], 2, 0x33333333u);
     }
     BC_AES_BS_UNROLL
-    for (int g = 0; g < 32; g += 2) {
-        bc_u32 t = ((a[g] >> 1) ^ a[g + 1]) & 0x55555555u;
-        a[g + 1] ^= t;
-        a[g] ^= t << 1;
-    }
+    for (int g = 0; g < 32; g += 2) BC_AES_BS_SWAP(a[g], a[g + 1], 1, 0x55555555u);
 }
 
 /* Words already loaded (s[32k + j] = word k of block j) -> bitsliced. */
@@ -953,6 +966,47 @@ BC_FN void bc_aes_bs_pair_last(bc_u32 *s, const bc_u32 *recv, const BC_AES_BS_RK
     bc_aes_bs_pair_shift(s, recv);
     BC_AES_BS_UNROLL
     for (int i = 0; i < 64; ++i) s[i] ^= k[64 * h + i];
+}
+
+/* Decryption on lane pairs, with the equivalent inverse cipher's masks (bc_aes_bs_dec_fold_column).
+ * InvShiftRows also brings 4 of a half's 8 bytes from the partner, with one map for both
+ * halves: new bytes 0, 3, 4, 5 are own bytes 0, 7, 4, 1; new bytes 1, 2, 6, 7 are the
+ * partner's bytes 5, 2, 6, 3. A round is the 8 inverse S-boxes (bc_aes_bs_pair_inv_sub), the
+ * exchange of BC_AES_BS_PAIR_INV_SENT (done by the caller), then bc_aes_bs_pair_inv_mix
+ * (InvShiftRows, InvMixColumns and the key as one network a column), or bc_aes_bs_pair_inv_last
+ * (InvShiftRows, round key 0) in the last. */
+#define BC_AES_BS_PAIR_INV_SENT(i) ((i) == 0 ? 5 : (i) == 1 ? 2 : (i) == 2 ? 6 : 3)
+
+BC_FN void bc_aes_bs_pair_inv_sub(bc_u32 *s) {
+    BC_AES_BS_UNROLL
+    for (int q = 0; q < 8; ++q) bc_aes_bs_inv_sbox(s + 8 * q);
+}
+
+/* recv[8i + b]: bit b of the partner's byte BC_AES_BS_PAIR_INV_SENT(i); k: the round's 128 masks. */
+BC_FN void bc_aes_bs_pair_inv_mix(bc_u32 *s, const bc_u32 *recv, const BC_AES_BS_RK_SPACE bc_u32 *k, int h) {
+    bc_u32 t[64]; /* column 0's outputs overwrite bytes column 1 still reads */
+    bc_aes_bs_inv_mix_col_key(s, recv, recv + 8, s + 56, k + 64 * h, t, t + 8, t + 16, t + 24);
+    bc_aes_bs_inv_mix_col_key(s + 32, s + 8, recv + 16, recv + 24, k + 64 * h + 32, t + 32, t + 40, t + 48, t + 56);
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 64; ++i) s[i] = t[i];
+}
+
+/* The last round's InvShiftRows and AddRoundKey with round key 0 (k: its 128 masks). */
+BC_FN void bc_aes_bs_pair_inv_last(bc_u32 *s, const bc_u32 *recv, const BC_AES_BS_RK_SPACE bc_u32 *k, int h) {
+    bc_u32 t[64];
+    BC_AES_BS_UNROLL
+    for (int b = 0; b < 8; ++b) {
+        t[0 + b] = s[0 + b];
+        t[8 + b] = recv[0 + b];   /* partner's byte 5 */
+        t[16 + b] = recv[8 + b];  /* partner's byte 2 */
+        t[24 + b] = s[56 + b];
+        t[32 + b] = s[32 + b];
+        t[40 + b] = s[8 + b];
+        t[48 + b] = recv[16 + b]; /* partner's byte 6 */
+        t[56 + b] = recv[24 + b]; /* partner's byte 3 */
+    }
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 64; ++i) s[i] = t[i] ^ k[64 * h + i];
 }
 
 /* ---------------------------------------------------------------- CTR rounds 1-2 from constants */

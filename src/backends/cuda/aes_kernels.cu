@@ -39,6 +39,17 @@ __host__ __device__ constexpr int smem_words(bool table, bool decrypt) {
     return table ? (256 * kTableCopies + (decrypt ? 64 * kTableCopies : 0) + 60) : 15 * 128;
 }
 
+// The masks of every round in shared memory, one (round, column) or one word a thread: the
+// key's as they are, or the equivalent inverse cipher's (bc_aes_bs_dec_fold_column, constant
+// time). The caller synchronizes.
+__device__ __forceinline__ void load_masks(uint32_t* sm, const DevAesKey& k) {
+    for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+}
+__device__ __forceinline__ void load_dec_masks(uint32_t* sm, const DevAesKey& k) {
+    for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
+        bc_aes_bs_dec_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
+}
+
 template <bool kTable, bool kDecrypt>
 struct Cipher;
 
@@ -64,10 +75,9 @@ struct Cipher<false, kDecrypt> {
             for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
                 bc_aes_bs_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
         } else if (dec_folded) {
-            for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
-                bc_aes_bs_dec_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
+            load_dec_masks(sm, k);
         } else {
-            for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
+            load_masks(sm, k);
         }
     }
     // s bitsliced, in place
@@ -446,17 +456,16 @@ __device__ __forceinline__ void pair_cipher(uint32_t* s, const uint32_t* masks, 
     if constexpr (kDecrypt) pair_decrypt(s, masks, rounds, h); else pair_encrypt(s, masks, rounds, h);
 }
 
-// The block's masks in shared memory: the key's, or for decryption the equivalent inverse
-// cipher's (one (round, column) a thread, constant time).
 template <bool kDecrypt = false>
 __device__ __forceinline__ void pair_load_masks(uint32_t* sm, const DevAesKey& k) {
-    if constexpr (kDecrypt) {
-        for (int i = threadIdx.x; i < 4 * (k.rounds + 1); i += blockDim.x)
-            bc_aes_bs_dec_fold_column(k.bs, k.rounds, i >> 2, i & 3, sm);
-    } else {
-        for (int i = threadIdx.x; i < (k.rounds + 1) * 128; i += blockDim.x) sm[i] = k.bs[i];
-    }
+    if constexpr (kDecrypt) load_dec_masks(sm, k); else load_masks(sm, k);
     __syncthreads();
+}
+
+// A half state as loaded (word 2h of block j in s[j], word 2h + 1 in s[32 + j]) <-> bitsliced.
+__device__ __forceinline__ void pair_slice(uint32_t* s) {
+    bc_aes_bs_transpose32(s);
+    bc_aes_bs_transpose32(s + 32);
 }
 
 // out = in ^ s over a lane's 32 half blocks (byte offsets pos + 256 j), 8 loads in flight.
@@ -523,11 +532,9 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ecb_pair(DevAe
         const bool whole = (tile + 1) * kPairTile <= nblocks;  // warp-uniform: no bounds checks
         uint32_t s[64];
         pair_load_tile(in, pos, len, whole, s);
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         pair_cipher<kDecrypt>(s, sm, k.rounds, h);
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         pair_store_tile(out, pos, len, whole, s);
     }
 }
@@ -614,8 +621,7 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_ctr_pair(DevAe
             pair_add_key0(s, sm, h);
         }
         pair_rounds(s, sm, r0, k.rounds, h);
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         // keystream word 2h of block j in s[j], word 2h + 1 in s[32 + j]
         pair_xor_tile(in, out, 16 * base + 8 * h, len, (tile + 1) * kPairTile * 16 <= len, s);
     }
@@ -737,11 +743,9 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_cbc_dec_pair(D
         pair_load_tile(in, pos, len, whole, s);
 #pragma unroll
         for (int j = 0; j < 32; ++j) saved[2 * (16 * j + kk) + h] = make_uint2(s[j], s[32 + j]);
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         pair_decrypt(s, sm, k.rounds, h);
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         const uint2 carry = __ldg(reinterpret_cast<const uint2*>(chain) + 2 * tile + h);
         __syncwarp();  // every lane's ciphertext is in
 #pragma unroll
@@ -1013,11 +1017,9 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_pair(DevAe
             }
         };
         add_tweaks();
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         pair_cipher<kDecrypt>(s, sm, k.rounds, h);
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         add_tweaks();
         pair_store_tile(out, pos, len, whole, s);
     }
@@ -1042,11 +1044,9 @@ __global__ void __launch_bounds__(kThreads, kPairResidentPerSm) k_xts_unit_tweak
             s[j] = (uint32_t)w;
             s[32 + j] = (uint32_t)(w >> 32);
         }
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         pair_encrypt(s, sm, k2.rounds, h);
-        bc_aes_bs_transpose32(s);
-        bc_aes_bs_transpose32(s + 32);
+        pair_slice(s);
         pair_store_tile(tweaks, 16 * base + 8 * h, 16 * nunits, (tile + 1) * kPairTile <= nunits, s);
     }
 }
@@ -1224,13 +1224,8 @@ cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& key, const D
     const size_t sm = BC_SMEM(tab, !encrypt);
 #define BC_ECB(T, D, F) k_ecb<T, D, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks)
     if (!tab && fast && k.bs_variant >= (encrypt ? kAesBsPairVariant : kAesBsPairDecVariant)) {
-        const uint64_t ntiles = (nblocks + kPairTile - 1) / kPairTile;
-        // Fewer tiles than 8 warps per SM (XTS's tweaks: one block per data unit) leave the
-        // launch bound by one warp's latency: 4-warp blocks spread them over every SM, one warp
-        // per scheduler, where 8-warp blocks fill half the SMs with two per scheduler.
-        const unsigned pgrid = ntiles < (uint64_t)sh.sms * (kThreads / 32)
-                                   ? (unsigned)((ntiles + 3) / 4)
-                                   : (unsigned)grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+        // (a small job's 4-warp blocks spread over the SMs, one warp a scheduler)
+        const int pgrid = grid_for_tiles((nblocks + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
         if (encrypt) k_ecb_pair<false><<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
         else k_ecb_pair<true><<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
         return cudaGetLastError();
@@ -1337,13 +1332,10 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
     uint4 tw = make_uint4(bc_load_le32(tweak0), bc_load_le32(tweak0 + 4), bc_load_le32(tweak0 + 8),
                           bc_load_le32(tweak0 + 12));
     uint8_t* tws = static_cast<uint8_t*>(tweaks);
-    // The tweaks are always encrypted with the constant-time core; on lane pairs in one kernel
-    // (fewer tiles than 4 warps a SM: 4-warp blocks, one warp a scheduler, as in launch_ecb).
+    // The tweaks are always encrypted with the constant-time core; on lane pairs in one kernel.
     cudaError_t e;
-    if (aes_bs_variant() >= kAesBsPairVariant) {
-        const uint64_t ntiles = (nunits + kPairTile - 1) / kPairTile;
-        const unsigned grid = ntiles < (uint64_t)sh.sms * (kThreads / 32) ? (unsigned)((ntiles + 3) / 4)
-                                                                          : (unsigned)grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+    if (k1.bs_variant >= kAesBsPairVariant) {
+        const int grid = grid_for_tiles((nunits + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
         k_xts_unit_tweaks<<<grid, kThreads, BC_SMEM(false, false), s>>>(k2, tw, tws, nunits);
         e = cudaGetLastError();
     } else {

@@ -53,22 +53,23 @@
 #define BC_AES_BS_NOUNROLL
 #endif
 
+/* BC_AES_LUT3 (one GPU LOP3 with its truth table) and the generated S-box networks. */
+#include "cores/aes/aes_bitsliced_lut3.h"
+
 /* ---------------------------------------------------------------- transposition */
 
 #if defined(BC_TARGET_CUDA) && defined(__CUDA_ARCH__)
 /* One swap of a fine transposition stage: *b takes the s-bit groups of *a that m marks,
  * shifted down, and *a those of *b shifted up. Written as two bit selects (LOP3, truth
- * table 0xd8: c ? b : a) with the shifts on the multiply pipe (IMAD.HI for x >> s, IMAD.SHL
+ * table 0xd8: c ? b : a; as plain C the compiler splits each into two masks) with the
+ * shifts on the multiply pipe (IMAD.HI for x >> s, IMAD.SHL
  * for y << s): 2 integer-pipe instructions a swap, where the XOR form's shared difference
  * compiles to 3 LOP3 and an SHF (the kernels are bound by the integer pipe). */
 __device__ __forceinline__ void bc_aes_bs_swap_groups(bc_u32 *a, bc_u32 *b, unsigned s, bc_u32 m) {
     const bc_u32 x = *a, y = *b;
     const bc_u32 x_down = __umulhi(x, 1u << (32 - s)), y_up = y << s;
-    bc_u32 na, nb;
-    asm("lop3.b32 %0, %1, %2, %3, 0xd8;" : "=r"(na) : "r"(x), "r"(y_up), "r"(m << s));
-    asm("lop3.b32 %0, %1, %2, %3, 0xd8;" : "=r"(nb) : "r"(y), "r"(x_down), "r"(m));
-    *a = na;
-    *b = nb;
+    *a = bc_aes_lop3<0xd8>(x, y_up, m << s);
+    *b = bc_aes_lop3<0xd8>(y, x_down, m);
 }
 #define BC_AES_BS_SWAP(a, b, s, m) bc_aes_bs_swap_groups(&(a), &(b), (s), (m))
 #else
@@ -327,10 +328,10 @@ BC_FN void bc_aes_bs_sbox_k8(bc_u32 *x, bc_u32 k0, bc_u32 k1, bc_u32 k2, bc_u32 
     x[0] = ~(L6 ^ L23 ^ k0);
 }
 
-/* The kernels' S-boxes: the circuits above remapped onto 3-input functions, one LOP3
- * each on the GPU (81 against the 94 ptxas makes of bc_aes_bs_sbox_k8, 98 against ~110
- * for the inverse; scripts/gen_aes_bs_sbox.py, bench/NOTES.md). */
-#include "cores/aes/aes_bitsliced_lut3.h"
+/* The kernels' S-boxes (aes_bitsliced_lut3.h, included at the top for its LOP3 helper):
+ * the circuits above remapped onto 3-input functions, one LOP3 each on the GPU (81 against
+ * the 94 ptxas makes of bc_aes_bs_sbox_k8, 98 against ~110 for the inverse;
+ * scripts/gen_aes_bs_sbox.py, bench/NOTES.md). */
 #include "cores/aes/aes_bitsliced_imc.h"
 
 BC_FN void bc_aes_bs_sbox(bc_u32 *x) { bc_aes_bs_sbox_lut3(x); }

@@ -6,7 +6,7 @@ LOP3 each).
 Why: bitsliced decryption paid ~184 instructions a column for the key XOR and
 InvMixColumns written as MixColumns after a pre-map (a0, a2 ^= 4(a0 ^ a2); a1, a3 ^=
 4(a1 ^ a3)), against ~76 for MixColumns alone: decryption rounds cost ~25 % more than
-encryption rounds (bench/NOTES.md). InvMixColumns is linear, so its 32 output bits (and
+encryption rounds (bench/notes/aes-gpu.md). InvMixColumns is linear, so its 32 output bits (and
 the key bit each takes) can be written as any XOR network of the 32 input bits. The
 key is applied after InvMixColumns (the equivalent inverse cipher's keys, InvMixColumns
 of the round key), so each output can be one gate: its key bit and one or two signals.

@@ -294,7 +294,7 @@ private:
         const size_t single = r.rate[cpu] >= r.rate[gpus] ? cpu : gpus;
         // The split must win clearly: it also costs the GPU's time and the host's memory
         // traffic (3x per byte staged) that other callers could use, and single job rates
-        // on a shared host wander by 10 % or more (bench/NOTES.md).
+        // on a shared host wander by 10 % or more (bench/notes/engine-host-memory.md).
         const size_t best = r.rate[split] > r.rate[single] * kSplitMargin ? split : single;
         // Probes: every other arm earns (rate / best rate)^2 a job; the one with the most
         // credit at or past explore_every runs now (EngineOptions::split_policy).

@@ -41,7 +41,7 @@
 
 namespace bc {
 
-// Defaults. Where each number comes from: bench/NOTES.md, "Engine".
+// Defaults. Where each number comes from: bench/notes/engine-host-memory.md.
 //  - kEngineDefaultChunk: the unit of scheduling. Workers grab runs of chunks
 //    (guided: about remaining / (2 x workers), never under one chunk), so a GPU
 //    worker sees long runs that its own pipeline splits again.
@@ -62,7 +62,7 @@ struct EngineOptions {
     // overlaps that many callers). make_device_engine sets cpu_busy_at to the CPU
     // worker's threads: each concurrent caller's job runs on its own core (ThreadPool::
     // share), and a GPU fed from pageable memory costs ~3x the host memory traffic of
-    // the CPU path (bench/NOTES.md), so it only takes what the cores cannot.
+    // the CPU path (bench/notes/engine-host-memory.md), so it only takes what the cores cannot.
     unsigned cpu_busy_at = 1;
     size_t gpu_min_job = size_t(1) << 20;
     unsigned gpu_concurrency = 8;
@@ -77,7 +77,7 @@ struct EngineOptions {
     // 1/q - 1 jobs' time and comes every explore_every / q^2 jobs, so each arm's probes cost
     // (q - q^2) / explore_every of the time: at most 1 / (4 explore_every), ~3 %, whatever
     // the rates, and an arm near the best is still re-measured often (a change of load).
-    // Why (bench/NOTES.md, "Hybrid and host memory"): on the H100 machine, with pinned buffers
+    // Why (bench/notes/engine-host-memory.md, host-memory limit): on the H100 machine, with pinned buffers
     // AES-256-GCM runs 41.6 GB/s on the GPU alone, 31.2 on the CPU alone and 31.0 split; from
     // pageable memory (3x the host memory traffic per byte staged) the GPU alone is ~4x slower
     // than the CPU alone: a fixed 1-in-8 probe of it would cost ~25 %, a credit of q ~9 %,

@@ -71,7 +71,7 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
         ContextOptions co = opt;
         // Every core: a job the engine runs on the CPU alone (EngineOptions::split_policy) must
         // not lose the cores the GPU pipelines' staging threads use when both run. Until
-        // 2026-11-22 the CPU worker got hw - 4 x GPUs threads (bench/NOTES.md).
+        // 2026-11-22 the CPU worker got hw - 4 x GPUs threads (bench/notes/engine-host-memory.md).
         if (co.threads == 0) co.threads = std::max(1u, std::thread::hardware_concurrency());
         eo.cpu_busy_at = co.threads;  // whole jobs go to a GPU only once every core has one
         std::unique_ptr<Backend> cpu;

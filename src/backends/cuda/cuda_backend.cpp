@@ -182,7 +182,7 @@ Status CudaBackend::init() {
     // that keeps up to kScratchKeep bytes mapped between calls: the default pool gives its
     // memory back at every synchronization, so each call mapped its scratch afresh (H100,
     // 1 GiB in GPU memory: XTS 367 -> 394 GB/s, CBC decryption 315 -> 336, GCM 229 -> 237
-    // with this pool, bench/NOTES.md). Where pools are missing: cudaMallocAsync.
+    // with this pool, bench/notes/aes-gpu.md). Where pools are missing: cudaMallocAsync.
     cudaMemPoolProps props{};
     props.allocType = cudaMemAllocationTypePinned;
     props.location.type = cudaMemLocationTypeDevice;

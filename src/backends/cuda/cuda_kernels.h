@@ -30,12 +30,12 @@ struct DevAesTables {
 
 enum class AesImpl { Bitsliced, Table };
 
-// Variants of the bitsliced encryption core (bench/NOTES.md, "AES on the GPU"),
+// Variants of the bitsliced encryption core (bench/notes/aes-gpu.md),
 // chosen at run time so that one benchmark run measures them all; every variant
 // gives the same ciphertext. Decryption has three cores: cl's, the straight inverse cipher
 // (plain), and for every other variant the equivalent inverse cipher's masks with
 // InvMixColumns and the key as one generated network (bc_aes_bs_decrypt_fk; H100,
-// 2026-11-25: ECB decryption 345 -> 403 GB/s, bench/NOTES.md).
+// 2026-11-25: ECB decryption 345 -> 403 GB/s, bench/notes/aes-gpu.md).
 //   0 "plain": AddRoundKey after MixColumns, masks as bc_aes_bs_expand_masks makes them;
 //   1 "fk": round keys folded into the S-box outputs (bc_aes_bs_encrypt_fk), 3-input
 //     MixColumns in place in a rotating layout (no ShiftRows, no register moves);
@@ -49,11 +49,11 @@ enum class AesImpl { Bitsliced, Table };
 //     grouped loads as in fk-cs.
 //   4 "cle": cl's compact loop for encryption, the unrolled core for decryption
 //     (measured on the H100, 2026-11-22: compact encryption +19% for CTR, compact
-//     decryption -8% for CBC decryption; bench/NOTES.md).
+//     decryption -8% for CBC decryption; bench/notes/aes-gpu.md).
 //   5 "pair": cle, except aligned CTR, CTR32 (GCM) and ECB encryption, which run on lane
 //     pairs: two lanes share a batch, each with half its bytes (64 registers of state,
 //     4 warps per scheduler instead of 2; k_ctr_pair). H100, 2026-11-23: AES-128-CTR
-//     410 GB/s against cle's 301 (bench/NOTES.md).
+//     410 GB/s against cle's 301 (bench/notes/aes-gpu.md).
 //   6 "pair-cc": pair, and CTR / CTR32 jobs of at least 4 tiles per warp of one
 //     wave cache the counters' constant bytes: rounds 1-2 of a batch start from constants
 //     computed once per 2^16 counters (bc_aes_bs_pair_cc_*: 10 S-boxes instead of 32).

@@ -357,7 +357,7 @@ Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op,
     // default memory pool gives its memory back at every synchronization (the pipeline's
     // event waits), so each chunk's cudaMallocAsync mapped fresh memory on the host thread
     // that also stages the data (GCM from pageable memory ran at ~70 % of the NO-OP
-    // ceiling while CTR ran at ~95 %, bench/NOTES.md).
+    // ceiling while CTR ran at ~95 %, bench/notes/engine-host-memory.md).
     struct Scratch {
         int device;
         std::vector<std::pair<cudaStream_t, void*>> areas;

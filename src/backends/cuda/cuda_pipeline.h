@@ -48,7 +48,7 @@ namespace bc {
 namespace cuda {
 
 // Defaults; bench/engine_bench.cpp sweeps them (NO-OP ceiling against NB, chunk and
-// staging threads) and bench/NOTES.md ("Engine") records what was measured.
+// staging threads) and bench/notes/engine-host-memory.md records what was measured.
 constexpr size_t kPipelineDefaultChunk = size_t(8) << 20;
 constexpr int kPipelineDefaultDepth = 4;
 constexpr unsigned kPipelineDefaultHostThreads = 4;

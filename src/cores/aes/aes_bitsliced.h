@@ -331,7 +331,7 @@ BC_FN void bc_aes_bs_sbox_k8(bc_u32 *x, bc_u32 k0, bc_u32 k1, bc_u32 k2, bc_u32 
 /* The kernels' S-boxes (aes_bitsliced_lut3.h, included at the top for its LOP3 helper):
  * the circuits above remapped onto 3-input functions, one LOP3 each on the GPU (81 against
  * the 94 ptxas makes of bc_aes_bs_sbox_k8, 98 against ~110 for the inverse;
- * scripts/gen_aes_bs_sbox.py, bench/NOTES.md). */
+ * scripts/gen_aes_bs_sbox.py, bench/notes/aes-gpu.md). */
 #include "cores/aes/aes_bitsliced_imc.h"
 
 BC_FN void bc_aes_bs_sbox(bc_u32 *x) { bc_aes_bs_sbox_lut3(x); }
@@ -582,10 +582,10 @@ BC_FN void bc_aes_bs_decrypt(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *rk, int
  * cipher's keys): InvMixColumns(a ^ k) = InvMixColumns(a) ^ k', k' = InvMixColumns(k),
  * and the generated network (bc_aes_bs_inv_mix_col_key) takes each bit of k' in a gate
  * it needs anyway: 95 LOP3 a column for the key and InvMixColumns instead of ~184 for
- * the key XOR and the pre-mapped MixColumns (bench/NOTES.md).
+ * the key XOR and the pre-mapped MixColumns (bench/notes/aes-gpu.md).
  * edge_keys = 0: without the first and the last AddRoundKey (round keys Nr and 0), for a
  * caller that XORs them into the blocks itself (CUDA XTS decryption: with the tweaks, in
- * the same 3-input LOP3; measured +4 % there, bench/NOTES.md). */
+ * the same 3-input LOP3; measured +4 % there, bench/notes/aes-gpu.md). */
 BC_FN void bc_aes_bs_decrypt_fk_edges(bc_u32 *s, const BC_AES_BS_RK_SPACE bc_u32 *dk, int rounds, int edge_keys) {
     bc_u32 t[128];
     if (edge_keys) bc_aes_bs_add_key(s, dk + 128 * rounds);

@@ -200,7 +200,7 @@ Rate measure(bc_context* ctx, const char* alg, const uint8_t* in, uint8_t* out, 
 // The hybrid in its steady state: an untimed run of the same length first, in which it tries
 // its arms (EngineOptions::split_policy: CPU alone, GPUs alone, split) and learns their rates,
 // then the stats reset and the timed run. A user moving terabytes sees this rate; measured from
-// a fresh engine, ~12 one-GiB jobs include the tries (bench/NOTES.md).
+// a fresh engine, ~12 one-GiB jobs include the tries (bench/notes/engine-host-memory.md).
 Rate measure_settled(bc_context* ctx, const char* alg, const uint8_t* in, uint8_t* out, size_t len, double seconds) {
     const Rate learning = measure(ctx, alg, in, out, len, seconds);
     if (!learning.ok) return learning;
@@ -535,7 +535,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
             j.num("noop_cuda0_pinned_gbps", pr.gbps);
             j.num("ctr_cuda0_pinned_gbps", pc.gbps);
             // The hybrid on pinned buffers: the GPU costs one DMA pass of host memory per
-            // byte instead of three (bench/NOTES.md, "Hybrid and host memory").
+            // byte instead of three (bench/notes/engine-host-memory.md).
             for (const char* alg : {"aes-128-ctr", "aes-256-gcm"}) {
                 Rate c = measure(ctxs["cpu"].ctx, alg, pin_in, pin_out, a.size, a.seconds);
                 Rate g = measure(ctxs["gpu"].ctx, alg, pin_in, pin_out, a.size, a.seconds);
@@ -672,7 +672,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
 
     // ---- 2c. the forced split by scheduling chunk ----
     // Side by side beats every split on the H100 host (ChaCha20-Poly1305: 18.5 against 15.4
-    // GB/s, bench/NOTES.md). Suspect: the guided grabs shrink to single chunks near a job's end,
+    // GB/s, bench/notes/engine-host-memory.md). Suspect: the guided grabs shrink to single chunks near a job's end,
     // and each GPU piece pays its pipeline's fill and drain. Larger chunks make fewer, larger
     // pieces: if the split gains with them, the pieces are the cause.
     if (have_gpu && !a.quick) {

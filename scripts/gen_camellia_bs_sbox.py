@@ -25,6 +25,7 @@ Usage: scripts/gen_camellia_bs_sbox.py [--abc berkeley-abc]
 Needs berkeley-abc (apt-get install berkeley-abc); CI does not run this.
 """
 import argparse
+import math
 import os
 import re
 import sys
@@ -209,6 +210,16 @@ def gate_count(net, outputs):
     return {k: ops.count(k) for k in ("XOR", "AND", "OR", "NOT")}
 
 
+def sigmas():
+    """RFC 3713's Sigma1..Sigma6: bits 4..67 after the point of the square roots of the
+    first six primes (the paper's definition), as (high, low) 32-bit halves."""
+    out = []
+    for p in (2, 3, 5, 7, 11, 13):
+        v = math.isqrt(p << 136) & ((1 << 64) - 1)  # floor(sqrt(p) * 2^68) mod 2^64
+        out.append((v >> 32, v & 0xFFFFFFFF))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--abc", default="berkeley-abc")
@@ -257,7 +268,11 @@ def main():
            "",
            "#define BC_CAMELLIA_S1_LUTS %d" % cost,
            "",
-           ""]
+           "/* The key schedule's constants Sigma1..Sigma6 (RFC 3713 2.2), high and low 32 bits. */"]
+    for i, (hi, lo) in enumerate(sigmas()):
+        hdr.append("#define BC_CAMELLIA_SIGMA%d_HI 0x%08xu" % (i + 1, hi))
+        hdr.append("#define BC_CAMELLIA_SIGMA%d_LO 0x%08xu" % (i + 1, lo))
+    hdr += ["", ""]
     open(OUT, "w").write("\n".join(hdr) + src + "\n\n#endif /* BC_CORES_CAMELLIA_SBOX_H */\n")
     print("wrote " + OUT, file=sys.stderr)
 

@@ -21,6 +21,20 @@
 
 #define BC_CAMELLIA_S1_LUTS 89
 
+/* The key schedule's constants Sigma1..Sigma6 (RFC 3713 2.2), high and low 32 bits. */
+#define BC_CAMELLIA_SIGMA1_HI 0xa09e667fu
+#define BC_CAMELLIA_SIGMA1_LO 0x3bcc908bu
+#define BC_CAMELLIA_SIGMA2_HI 0xb67ae858u
+#define BC_CAMELLIA_SIGMA2_LO 0x4caa73b2u
+#define BC_CAMELLIA_SIGMA3_HI 0xc6ef372fu
+#define BC_CAMELLIA_SIGMA3_LO 0xe94f82beu
+#define BC_CAMELLIA_SIGMA4_HI 0x54ff53a5u
+#define BC_CAMELLIA_SIGMA4_LO 0xf1d36f1cu
+#define BC_CAMELLIA_SIGMA5_HI 0x10e527fau
+#define BC_CAMELLIA_SIGMA5_LO 0xde682d1du
+#define BC_CAMELLIA_SIGMA6_HI 0xb05688c2u
+#define BC_CAMELLIA_SIGMA6_LO 0xb3e6c1fdu
+
 /* s1, x[0..7] = bits 0..7 of 32 bytes, in place: 89 3-input functions (ABC: strash; dch -f; if -K 3 -a). */
 BC_FN void bc_camellia_bs_s1(bc_u32 *x) {
     const bc_u32 x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3], x4 = x[4], x5 = x[5], x6 = x[6], x7 = x[7];

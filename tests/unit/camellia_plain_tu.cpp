@@ -1,0 +1,10 @@
+// The Camellia batch core compiled with every dialect intrinsic switched off, so
+// test_camellia_core.cpp can compare it with the intrinsic build of the same core.
+#define BC_DIALECT_PLAIN 1
+#include "cores/camellia/camellia_block.h"
+
+namespace camellia_plain {
+void encrypt_batch(const uint32_t* ks, uint32_t* w) { bc_camellia_encrypt_batch(ks, w); }
+void decrypt_batch(const uint32_t* ks, uint32_t* w) { bc_camellia_decrypt_batch(ks, w); }
+int intrinsics() { return BC_DIALECT_INTRINSICS; }
+}  // namespace camellia_plain

@@ -32,13 +32,22 @@
  *
  * Operation count per 32-block batch (3-input functions, one LOP3 each on the GPU):
  *   round: 8 S-boxes x 89 = 712, key XOR 64, P + XOR into the other half 8 x 20 = 160
- *          -> 936; 18 rounds: 16,848 (24 rounds: 22,464)
- *   FL layers: 2 (or 3) x 128 = 256 (384); whitening 4 x 64 = 256
- *   transposition in and out: 8 x bc_aes_bs_transpose32 ~ 8 x 176 = 1,408
- *   Camellia-128: ~18,768 ops / 512 bytes = 36.7 ops/byte -> ceiling on an H100
- *   (16.7e12 32-bit logic ops/s) 16.7e12 / 36.7 = 455 GB/s, before key loads (64 mask
- *   words a round from ks) and CTR's counter slicing; Camellia-256: ~24,900 ops,
- *   48.6 ops/byte -> 343 GB/s.
+ *          -> 936 as written (ptxas, sm_90: ~915, merging some key XORs)
+ *   FL layers: 128 each (64 per half), 2 (Camellia-128) or 3; whitening 4 x 64 = 256
+ *   transposition in and out: 8 x bc_aes_bs_transpose32 = 8 x (32 PRMT + 96 LOP3 +
+ *          96 IMAD on the multiply pipe) = 1,792
+ *   Camellia-128: 18 x 936 + 256 + 256 + 1,792 = 19,152 ops / 512 bytes = 37.4 ops/byte
+ *          -> ceiling 16.7e12 / 37.4 = 446 GB/s on an H100 (16.7 T 32-bit logic ops/s);
+ *          the IMADs run on another pipe, so the logic pipe alone sees 35.9 (465 GB/s).
+ *   Camellia-192/256: 24 x 936 + 384 + 256 + 1,792 = 24,896 -> 48.6 ops/byte, 343 GB/s.
+ *   Not counted: 64 mask loads a round from ks (LDG, another pipe), the mode's work.
+ * sm_90 (nvcc 13, a kernel holding w in registers, both directions): 254 registers, no
+ * spills; 9,120 SASS instructions a kernel (6,768 LOP3), the 6-round group a loop.
+ * Measured on an H100 80GB HBM3 (2026-11-25, a throwaway kernel: 32 counter blocks a
+ * thread built in registers and passed through bc_camellia_encrypt_batch, both
+ * transpositions included, XORed into 1 GiB in GPU memory, coalesced, 64 or 128 threads
+ * a block, results checked against the host core): Camellia-128 CTR-like 344-347 GB/s, Camellia-256
+ * 275-278 GB/s; decryption in place over 1 GiB 263-272 (128) and 245-247 (256) GB/s.
  *
  * Key address space: BC_CAMELLIA_KS_SPACE (default BC_GLOBAL); a backend that stages
  * the masks in __constant or __local memory defines it before including this header.

@@ -30,7 +30,7 @@
 
 #include "backends/backend.h"
 #include "backends/cuda/cuda_kernels.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 #include "openssl_speed.h"
 
 namespace {

@@ -18,7 +18,7 @@
 
 #include "backends/cuda/stream_kernels.h"
 #include "cores/chacha/stream_state.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 
 namespace {
 

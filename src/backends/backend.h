@@ -16,7 +16,7 @@
 #include <string>
 
 #include "bulkcrypt/bulkcrypt.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 #include "util/secure.h"
 #include "util/status.h"
 
@@ -29,6 +29,7 @@ struct ContextOptions {
     unsigned threads = 0;             // 0 = all cores
     bool cpu_portable = false;        // cpu.impl=portable: bulkcrypt's own cores, not libcrypto
     bool aes_table = false;           // aes=table: the table-based GPU AES (not constant time)
+    bool aes_generic = false;         // aes=generic: AES through the generic block-mode kernels
     size_t chunk = 0;                 // 0 = backend default
 };
 
@@ -129,11 +130,21 @@ public:
 
     // Zeroes n bytes of memory of the given kind (used to wipe outputs on failure).
     virtual Status wipe(void* p, size_t n, bc_memory memory, void* stream) = 0;
+
+    // What a scheduler over several backends asks them (src/engine), answered without
+    // knowing it: whether this is the CPU backend (jobs it keeps for itself), whether p
+    // is device memory of this backend's device (device jobs go to their owner), and
+    // whether host pointer p is page-locked for this backend's transfers.
+    virtual bool is_cpu() const { return false; }
+    virtual bool owns_device_pointer(const void* p) const { return false; }
+    virtual bool host_pinned(const void* p) const { return false; }
 };
 
 // Factories; each returns BC_ERR_NO_DEVICE (with a reason) when unavailable.
 Status make_cpu_backend(const ContextOptions& opt, std::unique_ptr<Backend>* out);
 Status make_cuda_backend(int index, const ContextOptions& opt, std::unique_ptr<Backend>* out);
 Status make_opencl_backend(int index, const ContextOptions& opt, std::unique_ptr<Backend>* out);
+// CUDA devices present (0 without CUDA, or without a driver).
+int cuda_device_count();
 
 }  // namespace bc

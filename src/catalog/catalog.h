@@ -1,21 +1,30 @@
 // The catalogue: every algorithm bulkcrypt knows, its sizes and which cipher
 // core and mode implement it. Names follow OpenSSL's spelling.
+//
+// The rows are collected at build time from the cipher folders: each
+// src/cores/<cipher>/catalog.inc lists its algorithms (BC_ALGORITHM) and, for a
+// block cipher, registers its descriptor (BC_BLOCK_CIPHER). A leaf: it includes
+// nothing of bulkcrypt above the public header.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
 #include "bulkcrypt/bulkcrypt.h"
+#include "catalog/block_cipher.h"
 
 namespace bc {
 
+// The families with code of their own. Any other block cipher is Cipher::Block:
+// it runs through the generic modes over its BlockCipher descriptor alone.
 enum class Cipher {
-    AES,
+    AES,             // also a BlockCipher: the generic modes run it, beside its own fast kernels
     ChaCha20,        // RFC 8439 layout (32-bit counter, 96-bit nonce) or original (64/64)
     XChaCha20,
     Salsa20,
     XSalsa20,
     Noop,            // transfers only; the pipeline's ceiling (engine benchmarks)
+    Block,           // a block cipher served by the generic modes (Camellia, ...)
 };
 
 enum class Mode {
@@ -40,12 +49,18 @@ struct Algorithm {
     uint64_t max_message;   // bytes per message/IV; UINT64_MAX = unbounded
     int rounds;             // cipher rounds where the family has variants (Salsa20/8/12/20)
     const char* openssl_name;  // the EVP cipher name, nullptr when OpenSSL lacks it
+    const BlockCipher* block;  // the block cipher under a block mode, nullptr for stream ciphers
 };
 
 // Case-insensitive lookup; nullptr when unknown.
 const Algorithm* find_algorithm(const char* name);
 // The i-th entry, nullptr past the end.
 const Algorithm* algorithm_at(size_t i);
+
+// True for the raw and AEAD modes built over a block cipher.
+inline bool is_block_mode(Mode m) {
+    return m == Mode::ECB || m == Mode::CBC || m == Mode::CTR || m == Mode::XTS || m == Mode::GCM;
+}
 
 // GCM's per-message bound: 2^39 - 256 bits of plaintext (NIST SP 800-38D).
 constexpr uint64_t kGcmMaxMessage = (uint64_t(1) << 36) - 32;

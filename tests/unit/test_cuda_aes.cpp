@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 #include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
 
@@ -51,6 +51,7 @@ struct Env {
     bc::KeyMaterial km;
     std::unique_ptr<bc::BackendKey> bk;
     bc::AesKeySchedule k1{}, k2{};
+    bc::HostBlockSchedule g1, g2;  // the same keys for the generic host modes (AES's descriptor)
 };
 
 Env make_env(const char* alg, bool table, std::mt19937& rng) {
@@ -68,6 +69,8 @@ Env make_env(const char* alg, bool table, std::mt19937& rng) {
     const size_t half = xts ? key.size() / 2 : key.size();
     bc::aes_expand_key(key.data(), half, &e.k1);
     if (xts) bc::aes_expand_key(key.data() + half, half, &e.k2);
+    e.g1.expand(e.km.alg->block, key.data(), half);
+    if (xts) e.g2.expand(e.km.alg->block, key.data() + half, half);
     s = e.be->prepare_key(e.km, &e.bk);
     EXPECT_TRUE(s.is_ok()) << s.detail;
     return e;
@@ -395,7 +398,7 @@ TEST(CudaAes, EcbMatchesHostCore) {
             for (size_t nb : kBlocks)
                 for (int mem = 0; mem < 4; ++mem) {
                     Bytes pt = random_bytes(16 * nb, rng), want(pt.size());
-                    bc::aes_ecb_encrypt(e.k1, pt.data(), want.data(), nb);
+                    bc::block_ecb(e.g1.key(), true, pt.data(), want.data(), nb);
                     bc::CipherOp op;
                     op.dir = bc::Dir::Encrypt;
                     Bytes got = run_cipher(e, op, pt, mem & 1, mem & 2, nb % 5);
@@ -419,7 +422,7 @@ TEST(CudaAes, CtrMatchesHostCoreAtAnyOffset) {
                     uint64_t offset = rng() % 3 == 0 ? 0 : rng() % 100000;
                     Bytes pt = random_bytes(len, rng), want(len), iv = random_bytes(16, rng);
                     if (nb % 2) std::memset(iv.data() + 8, 0xff, 8);  // carry into the high half
-                    bc::aes_ctr128(e.k1, iv.data(), offset, pt.data(), want.data(), len);
+                    bc::block_ctr(e.g1.key(), iv.data(), offset, false, pt.data(), want.data(), len);
                     bc::CipherOp op;
                     op.iv = iv.data();
                     op.iv_len = 16;
@@ -457,7 +460,7 @@ TEST(CudaAes, PairCounterCacheAcrossCounterGroups) {
                 iv[14] = uint8_t(low >> 8);
                 iv[15] = uint8_t(low);
                 const uint64_t offset = 16 * uint64_t(rng() % 70000);
-                bc::aes_ctr128(e.k1, iv.data(), offset, pt.data(), want.data(), len);
+                bc::block_ctr(e.g1.key(), iv.data(), offset, false, pt.data(), want.data(), len);
                 bc::CipherOp op;
                 op.iv = iv.data();
                 op.iv_len = 16;
@@ -473,7 +476,7 @@ TEST(CudaAes, PairCounterCacheAcrossCounterGroups) {
                 Bytes in = random_bytes(len, rng), want(len), ctr = random_bytes(16, rng);
                 const uint32_t c32 = it == 0 ? 0xffffffffu - 100000u : static_cast<uint32_t>(rng());
                 for (int i = 0; i < 4; ++i) ctr[12 + i] = uint8_t(c32 >> (24 - 8 * i));
-                bc::aes_ctr32(e.k1, ctr.data(), in.data(), want.data(), len);
+                bc::block_ctr(e.g1.key(), ctr.data(), 0, true, in.data(), want.data(), len);
                 bc::AeadChunkOp op;
                 op.dir = bc::Dir::Encrypt;
                 std::memcpy(op.ctr, ctr.data(), 16);
@@ -513,7 +516,7 @@ TEST(CudaAes, CbcMatchesHostCore) {
                     Bytes pt = random_bytes(16 * nb, rng), ct(pt.size()), iv = random_bytes(16, rng);
                     uint8_t chain[16];
                     std::memcpy(chain, iv.data(), 16);
-                    bc::aes_cbc_encrypt(e.k1, chain, pt.data(), ct.data(), nb);
+                    bc::block_cbc_encrypt(e.g1.key(), chain, pt.data(), ct.data(), nb);
                     bc::CipherOp op;
                     op.iv = iv.data();
                     op.iv_len = 16;
@@ -554,8 +557,8 @@ TEST(CudaAes, XtsManyUnitsAndStealing) {
                         uint8_t t[16];
                         std::memcpy(t, tw.data(), 16);
                         bc::add_le128(t, u);
-                        bc::aes_xts_unit(e.k1, e.k2, true, t, pt.data() + off, want.data() + off,
-                                         std::min(unit, sh.len - off));
+                        bc::block_xts_unit(e.g1.key(), e.g2.key(), true, t, pt.data() + off, want.data() + off,
+                                           std::min(unit, sh.len - off));
                     }
                     bc::CipherOp op;
                     op.iv = tw.data();
@@ -588,7 +591,7 @@ TEST(CudaAes, GcmChunkAndMacMatchHost) {
                         bc::cuda::set_ghash_variant(mem ^ dir);
                         Bytes in = random_bytes(len, rng), want(len), ctr = random_bytes(16, rng);
                         if (len % 2) std::memset(ctr.data() + 12, 0xff, 4);  // inc32 wraps
-                        bc::aes_ctr32(e.k1, ctr.data(), in.data(), want.data(), len);
+                        bc::block_ctr(e.g1.key(), ctr.data(), 0, true, in.data(), want.data(), len);
                         const Bytes& c_text = dir == 0 ? want : in;
                         uint8_t want_partial[16];
                         bc_gf128_store(want_partial, bc::ghash_partial(h, c_text.data(), len));
@@ -644,7 +647,7 @@ TEST(CudaAes, BadDevicePointerIsAStatusAndContextStaysUsable) {
     bc::Status s = e.be->cipher(e.km, *e.bk, op);
     EXPECT_EQ(BC_ERR_INVALID_ARGUMENT, s.code) << s.detail;
     Bytes want(64);
-    bc::aes_ctr128(e.k1, iv.data(), 0, buf.data(), want.data(), 64);
+    bc::block_ctr(e.g1.key(), iv.data(), 0, false, buf.data(), want.data(), 64);
     op.memory = BC_MEMORY_HOST;
     Bytes out(64);
     op.out = out.data();

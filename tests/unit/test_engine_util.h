@@ -15,7 +15,7 @@
 #include "backends/backend.h"
 #include "bulkcrypt/bulkcrypt.h"
 #include "capi/capi_internal.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 #include "engine/engine_backend.h"
 
 namespace bc_test {

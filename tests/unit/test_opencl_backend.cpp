@@ -19,7 +19,7 @@
 #include "backends/opencl/opencl_kernels.h"
 #include "cores/chacha/chacha.h"
 #include "cores/salsa/salsa.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 #include "modes/gcm/gcm.h"
 
 namespace bc {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "backends/opencl/opencl_backend.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 
 namespace bc {
 namespace ocltest {

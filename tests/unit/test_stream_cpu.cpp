@@ -13,7 +13,7 @@
 #include "cores/chacha/chacha.h"
 #include "cores/chacha/stream_state.h"
 #include "cores/salsa/salsa.h"
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 #include "test_stream_util.h"
 
 using namespace bc_test_stream;

@@ -14,7 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/algorithms.h"
+#include "catalog/catalog.h"
 #include "util/status.h"
 
 namespace bc {

@@ -16,6 +16,7 @@ namespace bc {
 Status make_cuda_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) {
     return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no CUDA backend (nvcc was not found at build time)");
 }
+int cuda_device_count() { return 0; }
 #endif
 #if !defined(BC_HAVE_OPENCL)
 Status make_opencl_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) {
@@ -122,7 +123,10 @@ Status parse_options(const char* text, ContextOptions* o) {
         size_t n = 0;
         if (k == "threads" && parse_size(v, &n) && n <= 4096) o->threads = static_cast<unsigned>(n);
         else if (k == "cpu.impl" && (v == "evp" || v == "portable")) o->cpu_portable = v == "portable";
-        else if (k == "aes" && (v == "bitsliced" || v == "table")) o->aes_table = v == "table";
+        else if (k == "aes" && (v == "bitsliced" || v == "table" || v == "generic")) {
+            o->aes_table = v == "table";
+            o->aes_generic = v == "generic";
+        }
         else if (k == "chunk" && parse_size(v, &n) && n >= 64 && n % 64 == 0) o->chunk = n;
         else return Status(BC_ERR_BAD_OPTION, "option '" + item + "' is unknown or has a bad value");
     }

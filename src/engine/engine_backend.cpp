@@ -116,7 +116,7 @@ public:
         for (size_t i = 0; i < workers_.size(); ++i) inflight_[i].store(0);
         cpu_flag_.assign(workers_.size(), 0);
         for (size_t i = 0; i < workers_.size(); ++i) {
-            if (std::strcmp(workers_[i]->name(), "cpu") == 0) cpu_workers_.push_back(i), cpu_flag_[i] = 1;
+            if (workers_[i]->is_cpu()) cpu_workers_.push_back(i), cpu_flag_[i] = 1;
             takes_host_ = takes_host_ || workers_[i]->supports_memory(BC_MEMORY_HOST);
             takes_device_ = takes_device_ || workers_[i]->supports_memory(BC_MEMORY_DEVICE);
         }
@@ -252,6 +252,13 @@ private:
     }
 
     bool is_cpu(size_t w) const { return cpu_flag_[w] != 0; }
+    // Page-locked host memory: the test hook when set, else any worker that stages through it.
+    bool host_pinned(const void* p) const {
+        if (opt_.host_pinned) return opt_.host_pinned(p);
+        for (const auto& w : workers_)
+            if (w->host_pinned(p)) return true;
+        return false;
+    }
 
     // Under mu_: whether worker w may take fresh pieces of job j.
     bool takes_part(const Job& j, size_t w) const {
@@ -374,7 +381,14 @@ private:
 
     // The worker owning device pointer p (-1: unknown, ask them in turn).
     int device_owner(const void* p, const EngineKey* ek) const {
-        if (!opt_.device_of || opt_.worker_devices.size() != workers_.size()) return -1;
+        if (!opt_.device_of || opt_.worker_devices.size() != workers_.size()) {
+            // The workers say which of them owns p.
+            for (size_t i = 0; i < workers_.size(); ++i)
+                if (workers_[i]->supports_memory(BC_MEMORY_DEVICE) && (!ek || ek->keys[i]) &&
+                    workers_[i]->owns_device_pointer(p))
+                    return int(i);
+            return -1;
+        }
         const int d = opt_.device_of(p);
         if (d < 0) return -1;
         for (size_t i = 0; i < workers_.size(); ++i)
@@ -473,7 +487,7 @@ Status EngineBackend::submit(Job& job, const EngineKey& ek, const void* in, cons
     ++stats_.jobs;
     job.chooses = has_choice(job);
     // Pinned buffers skip the GPU's staging copies, so they are measured apart.
-    if (job.chooses && opt_.host_pinned) job.pinned = opt_.host_pinned(in) && opt_.host_pinned(out);
+    if (job.chooses) job.pinned = host_pinned(in) && host_pinned(out);
     const Arm arm = job.chooses ? choose_arm(job) : Arm::Split;
     job.arm = arm;
     if (arm == Arm::CpuAlone) ++stats_.cpu_alone_jobs;

@@ -5,47 +5,9 @@
 
 #include "engine/engine_backend.h"
 
-#if defined(BC_HAVE_CUDA)
-#include <cuda_runtime_api.h>
-#endif
-
 namespace bc {
-namespace {
 
-#if defined(BC_HAVE_CUDA)
-int cuda_device_of(const void* p) {
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return -1;
-    }
-    return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) ? a.device : -1;
-}
-
-bool cuda_host_pinned(const void* p) {
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return a.type == cudaMemoryTypeHost;
-}
-#endif
-
-}  // namespace
-
-int engine_gpu_count() {
-#if defined(BC_HAVE_CUDA)
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return 0;
-    }
-    return n;
-#else
-    return 0;
-#endif
-}
+int engine_gpu_count() { return cuda_device_count(); }
 
 Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out,
                           const EngineOptions* base) {
@@ -80,10 +42,6 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
         devices.insert(devices.begin(), -1);
     }
     eo.worker_devices = devices;
-#if defined(BC_HAVE_CUDA)
-    eo.device_of = cuda_device_of;
-    eo.host_pinned = cuda_host_pinned;
-#endif
     return make_engine_backend(std::move(workers), eo, out);
 }
 

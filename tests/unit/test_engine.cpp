@@ -39,6 +39,8 @@ public:
     std::string device_name() const override { return "slow " + b_->device_name(); }
     bool supports(const bc::Algorithm& a) const override { return b_->supports(a); }
     bool supports_memory(bc_memory m) const override { return b_->supports_memory(m); }
+    // A renamed backend plays the part its name gives it ("cpu", or a GPU).
+    bool is_cpu() const override { return name_ ? std::string(name_) == "cpu" : b_->is_cpu(); }
     bc::Status prepare_key(const bc::KeyMaterial& k, std::unique_ptr<bc::BackendKey>* out) override {
         return b_->prepare_key(k, out);
     }

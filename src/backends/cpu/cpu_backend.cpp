@@ -8,6 +8,7 @@
 
 #include "backends/backend.h"
 #include "backends/cpu/cpu_aes_evp.h"
+#include "backends/cpu/cpu_block.h"
 #include "util/thread_pool.h"
 
 #if __has_include("backends/cpu/cpu_stream.h")
@@ -39,7 +40,11 @@ class CpuBackend final : public Backend {
 public:
     explicit CpuBackend(const ContextOptions& opt) : opt_(opt), pool_(opt.threads) {}
 
-    Status init() { return evp_.load(); }
+    Status init() {
+        BC_TRY(evp_.load());
+        evp_block_.load();
+        return Status::ok();
+    }
 
     const char* name() const override { return "cpu"; }
 
@@ -49,17 +54,18 @@ public:
     }
 
     bool supports(const Algorithm& alg) const override {
-        switch (alg.cipher) {
-        case Cipher::AES: return true;
-        case Cipher::Noop: return true;  // transfers only: a copy when out != in
-        default: return BC_CPU_HAS_STREAM != 0;
-        }
+        if (alg.cipher == Cipher::Noop) return true;  // transfers only: a copy when out != in
+        // Every block cipher of the catalogue through its descriptor; GCM is AES's.
+        if (alg.block) return alg.mode != Mode::GCM || alg.cipher == Cipher::AES;
+        return BC_CPU_HAS_STREAM != 0;
     }
 
     bool supports_memory(bc_memory m) const override { return m == BC_MEMORY_HOST; }
+    bool is_cpu() const override { return true; }
 
     Status prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) override {
         if (key.alg->cipher == Cipher::AES) return cpu_aes_prepare(key, out);
+        if (key.alg->block) return cpu_block_prepare(evp_block_, key, out);
         *out = std::make_unique<RawKey>();
         return Status::ok();
     }
@@ -70,6 +76,9 @@ public:
         if (key.alg->cipher == Cipher::AES)
             return cpu_aes_cipher(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
                                   opt_.cpu_portable, pool_, opt_.chunk);
+        if (key.alg->block)
+            return cpu_block_cipher(key, static_cast<const CpuBlockKey&>(bkey), op, opt_.cpu_portable, pool_,
+                                    opt_.chunk);
 #if BC_CPU_HAS_STREAM
         if (key.alg->mode == Mode::Stream) return cpu_stream_cipher(key, op, opt_.cpu_portable, pool_);
 #endif
@@ -78,7 +87,7 @@ public:
 
     Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) override {
         ThreadPool::Caller counted(pool_, op.len > kSplitMin);
-        if (key.alg->mode == Mode::GCM)
+        if (key.alg->mode == Mode::GCM && key.alg->cipher == Cipher::AES)
             return cpu_gcm_chunk(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
                                  opt_.cpu_portable, pool_, opt_.chunk);
 #if BC_CPU_HAS_STREAM
@@ -89,7 +98,7 @@ public:
 
     Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) override {
         ThreadPool::Caller counted(pool_, op.len > kSplitMin);
-        if (key.alg->mode == Mode::GCM)
+        if (key.alg->mode == Mode::GCM && key.alg->cipher == Cipher::AES)
             return cpu_gcm_mac(evp_, key, static_cast<const CpuAesKey&>(bkey), op, opt_.cpu_portable,
                                pool_, opt_.chunk);
 #if BC_CPU_HAS_STREAM
@@ -145,6 +154,7 @@ private:
     ContextOptions opt_;
     mutable ThreadPool pool_;
     EvpCiphers evp_;
+    EvpBlockCiphers evp_block_;
 };
 
 }  // namespace

@@ -555,6 +555,17 @@ Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& o
     return st;
 }
 
+bool CudaBackend::owns_device_pointer(const void* p) const { return is_device_pointer(p, dev_); }
+
+bool CudaBackend::host_pinned(const void* p) const {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return a.type == cudaMemoryTypeHost;
+}
+
 Status CudaBackend::wipe(void* p, size_t n, bc_memory memory, void* stream) {
     if (!p || n == 0) return Status::ok();
     if (memory == BC_MEMORY_HOST) {
@@ -568,6 +579,15 @@ Status CudaBackend::wipe(void* p, size_t n, bc_memory memory, void* stream) {
 }
 
 }  // namespace cuda
+
+int cuda_device_count() {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
 
 Status make_cuda_backend(int index, const ContextOptions& opt, std::unique_ptr<Backend>* out) {
     int count = 0;

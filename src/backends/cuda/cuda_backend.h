@@ -52,6 +52,8 @@ public:
     Status aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) override;
     Status mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) override;
     Status wipe(void* p, size_t n, bc_memory memory, void* stream) override;
+    bool owns_device_pointer(const void* p) const override;
+    bool host_pinned(const void* p) const override;
 
     int device() const { return dev_; }
     AesImpl impl() const { return opt_.aes_table ? AesImpl::Table : AesImpl::Bitsliced; }

@@ -1,0 +1,60 @@
+/*
+ * XTS tweak arithmetic (IEEE 1619), written once for host C++, CUDA and OpenCL C.
+ *
+ * A tweak is the 128-bit little-endian number of its 16 bytes, held as two 64-bit
+ * halves (lo = bytes 0..7, hi = bytes 8..15). Multiplying by alpha (x) is a left
+ * shift by one with the bit that falls off folded back as x^7 + x^2 + x + 1 (0x87);
+ * multiplying by x^s (1 <= s <= 32) folds the s bits that fall off the same way,
+ * as their carry-less product with 0x87. No branch depends on the tweak.
+ */
+#ifndef BC_MODES_BLOCK_XTS_TWEAK_H
+#define BC_MODES_BLOCK_XTS_TWEAK_H
+
+#include "dialect/bc_dialect.h"
+
+/* t = t * x. */
+BC_FN void bc_xts_mul_x(bc_u64 *lo, bc_u64 *hi) {
+    const bc_u64 carry = (bc_u64)0 - (*hi >> 63);
+    *hi = (*hi << 1) | (*lo >> 63);
+    *lo = (*lo << 1) ^ (carry & 0x87u);
+}
+
+/* t = t * x^s for 1 <= s <= 32: the s bits shifted out of the top, h, come back as
+ * h * 0x87 = h ^ h << 1 ^ h << 2 ^ h << 7 (at most 39 bits, so no second fold). */
+BC_FN void bc_xts_mul_xs(bc_u64 *lo, bc_u64 *hi, unsigned s) {
+    const bc_u64 h = *hi >> (64u - s);
+    *hi = (*hi << s) | (*lo >> (64u - s));
+    *lo = (*lo << s) ^ h ^ (h << 1) ^ (h << 2) ^ (h << 7);
+}
+
+/* t = t * p for a public multiplier p (branches on p's bits only). */
+BC_FN void bc_xts_mul_public(bc_u64 *lo, bc_u64 *hi, bc_u64 p_lo, bc_u64 p_hi) {
+    bc_u64 a_lo = *lo, a_hi = *hi, z_lo = 0, z_hi = 0;
+    for (unsigned i = 0; i < 128; ++i) {
+        const bc_u64 bit = i < 64 ? (p_lo >> i) & 1u : (p_hi >> (i - 64)) & 1u;
+        if (bit) {
+            z_lo ^= a_lo;
+            z_hi ^= a_hi;
+        }
+        bc_xts_mul_x(&a_lo, &a_hi);
+    }
+    *lo = z_lo;
+    *hi = z_hi;
+}
+
+/* alpha^e (public e) as a tweak multiplier. */
+BC_FN void bc_xts_alpha_pow(bc_u64 e, bc_u64 *lo, bc_u64 *hi) {
+    bc_u64 r_lo = 1, r_hi = 0, b_lo = 2, b_hi = 0;
+    while (e) {
+        if (e & 1u) bc_xts_mul_public(&r_lo, &r_hi, b_lo, b_hi);
+        bc_u64 s_lo = b_lo, s_hi = b_hi;
+        bc_xts_mul_public(&s_lo, &s_hi, b_lo, b_hi);
+        b_lo = s_lo;
+        b_hi = s_hi;
+        e >>= 1;
+    }
+    *lo = r_lo;
+    *hi = r_hi;
+}
+
+#endif /* BC_MODES_BLOCK_XTS_TWEAK_H */

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "util/status.h"
 
@@ -32,6 +33,20 @@ const EmbeddedFile* find_embedded(const std::string& name);
 // "#pragma once" is dropped. #line directives keep build logs pointing at the
 // original files. Fails (BC_ERR_INTERNAL) on an include that was not embedded.
 Status assemble_source(const std::string& root, std::string* out);
+
+// The same for a text of the caller's (a generated prelude), named `name` in #line
+// directives; its includes resolve from src/.
+Status assemble_text(const std::string& name, const std::string& text, std::string* out);
+
+// A block cipher with a device core, as the cipher folders register it: the
+// BC_DEVICE_BLOCK_CIPHER(id, ID) line of a device.inc listed in the embedded
+// bc_cipher_devices.inc (generated from the folders by the build).
+struct EmbeddedBlockCipher {
+    std::string id;          // "aes": the core's function prefix, and the catalogue's cipher name
+    std::string uid;         // "AES": the prefix of its macros
+    std::string device_inc;  // "cores/aes/device.inc"
+};
+std::vector<EmbeddedBlockCipher> embedded_block_ciphers();
 
 }  // namespace ocl
 }  // namespace bc

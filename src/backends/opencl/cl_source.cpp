@@ -65,13 +65,18 @@ bool is_pragma_once(const std::string& line) {
 
 class Assembler {
 public:
+    // An embedded file: guarded by its index in the table.
     Status expand(const EmbeddedFile* f, std::string* out) {
+        return expand(*f, "BC_EMBED_ONCE_" + std::to_string(static_cast<size_t>(f - kEmbeddedFiles)), out);
+    }
+
+    Status expand(const EmbeddedFile& file, const std::string& guard, std::string* out) {
+        const EmbeddedFile* f = &file;
         for (const std::string& s : stack_)
             if (s == f->name) return Status::ok();  // a cycle: its guard makes it empty anyway
         stack_.push_back(f->name);
-        const size_t index = static_cast<size_t>(f - kEmbeddedFiles);
-        *out += "#ifndef BC_EMBED_ONCE_" + std::to_string(index) + "\n";
-        *out += "#define BC_EMBED_ONCE_" + std::to_string(index) + "\n";
+        *out += "#ifndef " + guard + "\n";
+        *out += "#define " + guard + "\n";
         *out += "#line 1 \"" + std::string(f->name) + "\"\n";
         const char* p = f->text;
         const char* end = f->text + f->size;
@@ -127,6 +132,56 @@ Status assemble_source(const std::string& root, std::string* out) {
     out->clear();
     Assembler a;
     return a.expand(f, out);
+}
+
+Status assemble_text(const std::string& name, const std::string& text, std::string* out) {
+    out->clear();
+    const EmbeddedFile f{name.c_str(), text.data(), text.size()};
+    Assembler a;
+    return a.expand(f, "BC_EMBED_ONCE_ROOT", out);
+}
+
+std::vector<EmbeddedBlockCipher> embedded_block_ciphers() {
+    std::vector<EmbeddedBlockCipher> r;
+    const EmbeddedFile* list = find_embedded("bc_cipher_devices.inc");
+    if (list == nullptr) return r;
+    auto lines = [](const EmbeddedFile* f) {
+        std::vector<std::string> v;
+        const std::string text(f->text, f->size);
+        size_t start = 0;
+        while (start < text.size()) {
+            size_t nl = text.find('\n', start);
+            if (nl == std::string::npos) nl = text.size();
+            v.push_back(text.substr(start, nl - start));
+            start = nl + 1;
+        }
+        return v;
+    };
+    for (const std::string& line : lines(list)) {
+        std::string inc;
+        if (!parse_quoted_include(line, &inc)) continue;
+        const EmbeddedFile* dev = find_embedded(normalize_path(inc));
+        if (dev == nullptr) continue;
+        // The registration line: BC_DEVICE_BLOCK_CIPHER(id, ID), at the start of a line.
+        static const char kMacro[] = "BC_DEVICE_BLOCK_CIPHER(";
+        for (const std::string& l : lines(dev)) {
+            const size_t i = l.find_first_not_of(" \t");
+            if (i == std::string::npos || l.compare(i, sizeof kMacro - 1, kMacro) != 0) continue;
+            const size_t open = i + sizeof kMacro - 1, close = l.find(')', open);
+            const size_t comma = l.find(',', open);
+            if (close == std::string::npos || comma == std::string::npos || comma > close) continue;
+            auto trim = [](std::string s) {
+                const size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t");
+                return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+            };
+            EmbeddedBlockCipher c;
+            c.id = trim(l.substr(open, comma - open));
+            c.uid = trim(l.substr(comma + 1, close - comma - 1));
+            c.device_inc = dev->name;
+            if (!c.id.empty() && !c.uid.empty()) r.push_back(c);
+        }
+    }
+    return r;
 }
 
 }  // namespace ocl

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "cores/chacha/stream_state.h"
-#include "modes/aes_modes.h"
 
 namespace bc {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "capi/capi_raw.h"
-#include "modes/aes_modes.h"
+#include "modes/block/host_modes.h"
 
 struct bc_stream {
     bc_key* key = nullptr;

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <vector>
 
+#include "cores/aes/aes_block.h"
 #include "cores/aes/aes_table.h"
-#include "modes/aes_modes.h"
+#include "modes/block/host_modes.h"
+#include "modes/block/xts_tweak.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
 #include "backends/cuda/stream_kernels.h"
@@ -57,41 +59,17 @@ struct Scratch {
     }
 };
 
-// ---- XTS helpers on the host (public exponents, secret tweaks) ----
-void xts_dbl(uint8_t t[16]) {
-    uint64_t lo = bc_load_le64(t), hi = bc_load_le64(t + 8);
-    uint64_t c = 0 - (hi >> 63);
-    hi = (hi << 1) | (lo >> 63);
-    lo = (lo << 1) ^ (c & 0x87);
-    bc_store_le64(t, lo);
-    bc_store_le64(t + 8, hi);
-}
-// r = a * p where p is public (branches on p's bits only)
-void xts_mul_pub(const uint8_t a[16], const uint8_t p[16], uint8_t r[16]) {
-    uint8_t z[16] = {0}, t[16];
-    std::memcpy(t, a, 16);
-    for (int i = 0; i < 128; ++i) {
-        if ((p[i / 8] >> (i % 8)) & 1)
-            for (int q = 0; q < 16; ++q) z[q] ^= t[q];
-        xts_dbl(t);
+// AES's schedule in its descriptor's layout (cores/aes/aes_block.h: rounds, three
+// zero words, the bitsliced masks) for the generic host modes; wiped when dropped.
+struct AesHostKey {
+    std::vector<uint32_t> ks;
+    explicit AesHostKey(const AesKeySchedule& s) : ks(BC_AES_KS_WORDS, 0) {
+        ks[0] = static_cast<uint32_t>(s.rounds);
+        std::memcpy(ks.data() + BC_AES_KS_HEADER, s.bs, sizeof(uint32_t) * 128 * size_t(s.rounds + 1));
     }
-    std::memcpy(r, z, 16);
-    secure_wipe(t, 16);
-    secure_wipe(z, 16);
-}
-// alpha^e (public)
-void xts_alpha_pow(uint64_t e, uint8_t out[16]) {
-    uint8_t r[16] = {1}, b[16] = {0};
-    b[0] = 2;  // alpha
-    while (e) {
-        if (e & 1) xts_mul_pub(r, b, r);
-        uint8_t b2[16];
-        xts_mul_pub(b, b, b2);
-        std::memcpy(b, b2, 16);
-        e >>= 1;
-    }
-    std::memcpy(out, r, 16);
-}
+    ~AesHostKey() { secure_wipe(ks.data(), ks.size() * sizeof(uint32_t)); }
+    HostBlockKey key() const { return {find_block_cipher("aes"), ks.data()}; }
+};
 
 const EVP_CIPHER* evp_cbc(size_t key_len) {
     return key_len == 16 ? EVP_aes_128_cbc() : key_len == 24 ? EVP_aes_192_cbc() : EVP_aes_256_cbc();
@@ -296,26 +274,17 @@ Status CudaBackend::xts_tail(const CudaAesKey& k, bool enc, const uint8_t tweak_
     } else {
         std::memcpy(buf, in, len);
     }
-    const size_t r = len - 16;
-    uint8_t t[16], a[16], t1[16], t2[16];
-    aes_encrypt_blocks(k.k2, tweak_unit, t, 1);
-    xts_alpha_pow(first_block, a);
-    xts_mul_pub(t, a, t1);         // tweak of block m-1
-    std::memcpy(t2, t1, 16);
-    xts_dbl(t2);                   // tweak of block m
-    const uint8_t* tf = enc ? t1 : t2;
-    const uint8_t* ts = enc ? t2 : t1;
-    uint8_t cc[16], pp[16];
-    for (int i = 0; i < 16; ++i) cc[i] = buf[i] ^ tf[i];
-    if (enc) aes_encrypt_blocks(k.k1, cc, cc, 1); else aes_decrypt_blocks(k.k1, cc, cc, 1);
-    for (int i = 0; i < 16; ++i) cc[i] ^= tf[i];
-    std::memcpy(pp, buf + 16, r);
-    std::memcpy(pp + r, cc + r, 16 - r);
-    for (int i = 0; i < 16; ++i) pp[i] ^= ts[i];
-    if (enc) aes_encrypt_blocks(k.k1, pp, pp, 1); else aes_decrypt_blocks(k.k1, pp, pp, 1);
-    for (int i = 0; i < 16; ++i) pp[i] ^= ts[i];
-    std::memcpy(res, pp, 16);
-    std::memcpy(res + 16, cc, r);
+    // The tweak of block first_block (the unit's last full one), then the stealing step.
+    uint8_t t[16];
+    const AesHostKey k1(k.k1), k2(k.k2);
+    k2.key().cipher->encrypt(k2.key().ks, tweak_unit, t, 1);
+    uint64_t lo = bc_load_le64(t), hi = bc_load_le64(t + 8), a_lo = 0, a_hi = 0;
+    bc_xts_alpha_pow(first_block, &a_lo, &a_hi);
+    bc_xts_mul_public(&lo, &hi, a_lo, a_hi);
+    block_xts_steal(k1.key(), enc, lo, hi, buf, res, len);
+    secure_wipe(t, sizeof t);
+    secure_wipe_object(lo);
+    secure_wipe_object(hi);
     Status st;
     if (device_mem) {
         st = cuda_status(cudaMemcpyAsync(out, res, len, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (xts tail)");
@@ -323,8 +292,8 @@ Status CudaBackend::xts_tail(const CudaAesKey& k, bool enc, const uint8_t tweak_
     } else {
         std::memcpy(out, res, len);
     }
-    secure_wipe(buf, sizeof buf); secure_wipe(res, sizeof res); secure_wipe(t, 16); secure_wipe(t1, 16);
-    secure_wipe(t2, 16); secure_wipe(cc, 16); secure_wipe(pp, 16);
+    secure_wipe(buf, sizeof buf);
+    secure_wipe(res, sizeof res);
     return st;
 }
 
@@ -357,12 +326,13 @@ Status CudaBackend::aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const
             std::vector<uint8_t> h(len);
             BC_CUDA_TRY(cudaMemcpyAsync(h.data(), in, len, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (xts)");
             BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts)");
+            const AesHostKey k1(k.k1), k2(k.k2);
             for (uint64_t u = 0; u < nunits; ++u) {
                 uint8_t tw[16];
                 std::memcpy(tw, iv, 16);
                 add_le128(tw, u);
                 size_t l = size_t(std::min<uint64_t>(unit, len - u * unit));
-                aes_xts_unit(k.k1, k.k2, enc, tw, h.data() + u * unit, h.data() + u * unit, l);
+                block_xts_unit(k1.key(), k2.key(), enc, tw, h.data() + u * unit, h.data() + u * unit, l);
             }
             Status st = cuda_status(cudaMemcpyAsync(out, h.data(), len, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (xts)");
             if (st) st = cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts)");

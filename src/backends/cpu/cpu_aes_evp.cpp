@@ -8,7 +8,8 @@
 #include <mutex>
 #include <vector>
 
-#include "modes/aes_modes.h"
+#include "backends/cpu/cpu_block.h"
+#include "backends/cpu/cpu_evp.h"
 #include "modes/gcm/gcm.h"
 #include "util/thread_shard.h"
 
@@ -19,75 +20,6 @@ namespace {
 constexpr size_t kEvpAeadDefaultIv = 12;
 
 int size_index(size_t key_bytes) { return key_bytes == 16 ? 0 : key_bytes == 24 ? 1 : 2; }
-
-std::string openssl_error(const char* what) {
-    unsigned long e = ERR_get_error();
-    char buf[256] = {0};
-    if (e != 0) ERR_error_string_n(e, buf, sizeof buf);
-    ERR_clear_error();
-    return std::string(what) + (e ? std::string(": ") + buf : std::string());
-}
-
-// EVP contexts are recycled per thread: creating one per call costs more than a
-// small message's encryption. Released contexts are reset, which wipes their keys.
-class EvpCtx {
-public:
-    EvpCtx() {
-        auto& free_list = pool();
-        if (free_list.empty()) {
-            c_ = EVP_CIPHER_CTX_new();
-        } else {
-            c_ = free_list.back();
-            free_list.pop_back();
-        }
-    }
-    ~EvpCtx() {
-        if (!c_) return;
-        EVP_CIPHER_CTX_reset(c_);
-        auto& free_list = pool();
-        if (free_list.size() < 4) free_list.push_back(c_);
-        else EVP_CIPHER_CTX_free(c_);
-    }
-    EvpCtx(const EvpCtx&) = delete;
-    EvpCtx& operator=(const EvpCtx&) = delete;
-    EVP_CIPHER_CTX* get() const { return c_; }
-    explicit operator bool() const { return c_ != nullptr; }
-
-private:
-    struct FreeList {
-        std::vector<EVP_CIPHER_CTX*> v;
-        ~FreeList() { for (auto* c : v) EVP_CIPHER_CTX_free(c); }
-    };
-    static std::vector<EVP_CIPHER_CTX*>& pool() {
-        thread_local FreeList list;
-        return list.v;
-    }
-    EVP_CIPHER_CTX* c_;
-};
-
-// EVP takes int lengths; feed large pieces in steps.
-bool evp_update(EVP_CIPHER_CTX* c, uint8_t* out, const uint8_t* in, size_t len) {
-    constexpr size_t kStep = size_t(1) << 30;
-    while (len > 0) {
-        int n = static_cast<int>(std::min(len, kStep));
-        int outl = 0;
-        if (EVP_CipherUpdate(c, out, &outl, in, n) != 1) return false;
-        if (out) out += n;
-        in += n;
-        len -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-// Piece size: enough pieces to balance the pool, large enough to amortise setup.
-size_t piece_size(size_t len, unsigned threads, size_t chunk, size_t granule) {
-    constexpr size_t kMinPiece = 64 * 1024;
-    size_t p = chunk                ? chunk
-               : len <= kMinPiece  ? kMinPiece  // a small job: no division on its path
-                                    : std::clamp<size_t>(len / (size_t(threads) * 4), kMinPiece, 4 << 20);
-    p = std::max(granule, p / granule * granule);
-    return p;
-}
 
 // GCM's length block for a piece hashed as AAD (hi) or as ciphertext (lo).
 bc_gf128 len_block(uint64_t aad_bytes, uint64_t ct_bytes) {
@@ -144,7 +76,7 @@ Status evp_gcm_ctr(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
     if (!ok) return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-GCM failed"));
     if (want_partial) {
         uint8_t ek[16];
-        aes_encrypt_blocks(k.k1, j0, ek, 1);  // E_K(J0'), the tag mask EVP applied
+        k.aes_block(j0, ek);  // E_K(J0'), the tag mask EVP applied
         bc_gf128 y = bc_gf128_xor(bc_gf128_load(tag), bc_gf128_load(ek));
         *partial = bc_gf128_xor(y, bc_gf128_mul(len_block(0, len), k.h));
         secure_wipe(ek, sizeof ek);
@@ -181,8 +113,6 @@ Status EvpCiphers::load() {
 }
 
 CpuAesKey::~CpuAesKey() {
-    aes_wipe(&k1);
-    aes_wipe(&k2);
     secure_wipe_object(h);
     secure_wipe_object(h_inv2);
     secure_wipe(ek_zero_j0, sizeof ek_zero_j0);
@@ -193,19 +123,20 @@ Status cpu_aes_prepare(const KeyMaterial& key, std::unique_ptr<BackendKey>* out)
     k->alg = key.alg;
     const bool xts = key.alg->mode == Mode::XTS;
     k->half = xts ? key.raw.size() / 2 : key.raw.size();
-    if (!aes_expand_key(key.raw.data(), k->half, &k->k1) ||
-        (xts && !aes_expand_key(key.raw.data() + k->half, k->half, &k->k2)))
+    const BlockCipher* aes = key.alg->block;
+    if (!k->k1.expand(aes, key.raw.data(), k->half) ||
+        (xts && !k->k2.expand(aes, key.raw.data() + k->half, k->half)))
         return Status(BC_ERR_KEY_SIZE, "AES key must be 16, 24 or 32 bytes");
     if (xts) k->xts_equal_halves = ct_equal(key.raw.data(), key.raw.data() + k->half, k->half);
     if (key.alg->mode == Mode::GCM) {
         uint8_t block[16] = {0};
-        aes_encrypt_blocks(k->k1, block, block, 1);
+        k->aes_block(block, block);
         k->h = bc_gf128_load(block);
         bc_gf128 inv = gf128_inverse(k->h);  // H = 0 has probability 2^-128; see cpu_gcm_chunk
         k->h_inv2 = bc_gf128_mul(inv, inv);
         std::memset(block, 0, sizeof block);
         block[15] = 1;
-        aes_encrypt_blocks(k->k1, block, k->ek_zero_j0, 1);
+        k->aes_block(block, k->ek_zero_j0);
         secure_wipe(block, sizeof block);
         secure_wipe_object(inv);
     }
@@ -218,125 +149,32 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
     const int si = size_index(k.half);
     const bool enc = op.dir == Dir::Encrypt;
     if (op.len == 0) return Status::ok();
+    const Mode mode = key.alg->mode;
 
-    switch (key.alg->mode) {
-    case Mode::ECB: {
-        const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
-        const size_t n = (op.len + piece - 1) / piece;
-        return run_tasks(pool, n, [&](size_t i) -> Status {
-            size_t off = i * piece, len = std::min(piece, op.len - off);
-            if (portable) {
-                if (enc) aes_ecb_encrypt(k.k1, op.in + off, op.out + off, len / 16);
-                else aes_ecb_decrypt(k.k1, op.in + off, op.out + off, len / 16);
-                return Status::ok();
-            }
-            EvpCtx c;
-            if (!c || EVP_CipherInit_ex2(c.get(), evp.ecb[si], key.raw.data(), nullptr, enc, nullptr) != 1 ||
-                EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 ||
-                !evp_update(c.get(), op.out + off, op.in + off, len))
-                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-ECB failed"));
-            return Status::ok();
-        });
+    // The generic modes over AES's descriptor: cpu.impl=portable, and XTS keys whose
+    // halves are equal (libcrypto refuses them).
+    if (portable || (mode == Mode::XTS && k.xts_equal_halves)) {
+        const HostBlockKey k2 = k.k2.key();
+        return cpu_generic_raw(mode, k.k1.key(), mode == Mode::XTS ? &k2 : nullptr, op, pool, chunk);
     }
-    case Mode::CBC: {
-        if (enc) {  // serial by nature
-            uint8_t chain[16];
-            std::memcpy(chain, op.iv, 16);
-            if (portable) {
-                aes_cbc_encrypt(k.k1, chain, op.in, op.out, op.len / 16);
-                return Status::ok();
-            }
-            EvpCtx c;
-            if (!c || EVP_CipherInit_ex2(c.get(), evp.cbc[si], key.raw.data(), chain, 1, nullptr) != 1 ||
-                EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 || !evp_update(c.get(), op.out, op.in, op.len))
-                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CBC failed"));
-            return Status::ok();
-        }
-        // Decryption is parallel: each piece chains from the ciphertext block before
-        // it, saved first because an in-place piece overwrites it.
-        const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
-        const size_t n = (op.len + piece - 1) / piece;
-        std::vector<uint8_t> chains(16 * n);
-        std::memcpy(chains.data(), op.iv, 16);
-        for (size_t i = 1; i < n; ++i) std::memcpy(&chains[16 * i], op.in + i * piece - 16, 16);
-        return run_tasks(pool, n, [&](size_t i) -> Status {
-            size_t off = i * piece, len = std::min(piece, op.len - off);
-            uint8_t* chain = &chains[16 * i];
-            if (portable) {
-                aes_cbc_decrypt(k.k1, chain, op.in + off, op.out + off, len / 16);
-                return Status::ok();
-            }
-            EvpCtx c;
-            if (!c || EVP_CipherInit_ex2(c.get(), evp.cbc[si], key.raw.data(), chain, 0, nullptr) != 1 ||
-                EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 ||
-                !evp_update(c.get(), op.out + off, op.in + off, len))
-                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CBC failed"));
-            return Status::ok();
-        });
-    }
-    case Mode::CTR: {
-        // Pieces start on keystream block boundaries after the first.
-        const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
-        const size_t head = piece - op.offset % 16;  // data bytes in piece 0
-        const size_t n = op.len <= head ? 1 : 1 + (op.len - head + piece - 1) / piece;
-        return run_tasks(pool, n, [&](size_t i) -> Status {
-            size_t off = i == 0 ? 0 : head + (i - 1) * piece;
-            size_t len = std::min(i == 0 ? head : piece, op.len - off);
-            uint64_t koff = op.offset + off;  // keystream position of this piece
-            if (portable) {
-                aes_ctr128(k.k1, op.iv, koff, op.in + off, op.out + off, len);
-                return Status::ok();
-            }
-            // The counter block of the piece's first block (a job's first piece: the IV itself).
-            uint8_t ctr[16];
-            const uint8_t* start = op.iv;
-            if (koff >= 16) {
-                std::memcpy(ctr, op.iv, 16);
-                add_be128(ctr, koff / 16);
-                start = ctr;
-            }
-            // A context keyed once per key; only the counter block is set per piece.
-            EVP_CIPHER_CTX* c = k.keyed_pool.acquire();
-            if (!c && (c = EVP_CIPHER_CTX_new()) != nullptr &&
-                EVP_CipherInit_ex2(c, evp.ctr[si], key.raw.data(), nullptr, 1, nullptr) != 1) {
-                EVP_CIPHER_CTX_free(c);
-                c = nullptr;
-            }
-            bool ok = c && EVP_CipherInit_ex2(c, nullptr, nullptr, start, 1, nullptr) == 1;
-            if (ok && koff % 16) {  // advance inside the first block
-                uint8_t skip[16] = {0};
-                ok = evp_update(c, skip, skip, koff % 16);
-                secure_wipe(skip, sizeof skip);
-            }
-            ok = ok && evp_update(c, op.out + off, op.in + off, len);
-            if (!ok) {
-                EVP_CIPHER_CTX_free(c);
-                return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-CTR failed"));
-            }
-            k.keyed_pool.release(c);
-            return Status::ok();
-        });
-    }
+    switch (mode) {
+    case Mode::ECB: return cpu_evp_raw(mode, evp.ecb[si], 16, key, k.keyed_pool, op, pool, chunk);
+    case Mode::CBC: return cpu_evp_raw(mode, evp.cbc[si], 16, key, k.keyed_pool, op, pool, chunk);
+    case Mode::CTR: return cpu_evp_raw(mode, evp.ctr[si], 16, key, k.keyed_pool, op, pool, chunk);
     case Mode::XTS: {
         const size_t unit = op.data_unit ? op.data_unit : op.len;
         const size_t nunits = (op.len + unit - 1) / unit;
         const size_t per_task = std::max<size_t>(1, piece_size(op.len, pool.share(), chunk, 16) / unit);
         const size_t n = (nunits + per_task - 1) / per_task;
-        const bool use_portable = portable || k.xts_equal_halves;
         return run_tasks(pool, n, [&](size_t t) -> Status {
             EvpCtx c;
-            if (!use_portable &&
-                (!c || EVP_CipherInit_ex2(c.get(), evp.xts[si], key.raw.data(), nullptr, enc, nullptr) != 1))
+            if (!c || EVP_CipherInit_ex2(c.get(), evp.xts[si], key.raw.data(), nullptr, enc, nullptr) != 1)
                 return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-XTS failed"));
             for (size_t u = t * per_task; u < std::min(nunits, (t + 1) * per_task); ++u) {
                 size_t off = u * unit, len = std::min(unit, op.len - off);
                 uint8_t tweak[16];
                 std::memcpy(tweak, op.iv, 16);
-                add_le128(tweak, u);
-                if (use_portable) {
-                    aes_xts_unit(k.k1, k.k2, enc, tweak, op.in + off, op.out + off, len);
-                    continue;
-                }
+                add_le(tweak, 16, u);
                 if (EVP_CipherInit_ex2(c.get(), nullptr, nullptr, tweak, enc, nullptr) != 1 ||
                     !evp_update(c.get(), op.out + off, op.in + off, len))
                     return Status(BC_ERR_INTERNAL, openssl_error("libcrypto AES-XTS failed"));
@@ -366,7 +204,7 @@ Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAes
         uint8_t* out = op.out + off;
         if (use_portable) {
             if (!enc) partials[i] = ghash_partial(k.h, in, len);  // before an in-place write
-            aes_ctr32(k.k1, ctr, in, out, len);
+            block_ctr(k.k1.key(), ctr, 0, true, in, out, len);
             if (enc) partials[i] = ghash_partial(k.h, out, len);
             return Status::ok();
         }

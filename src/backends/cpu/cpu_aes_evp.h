@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/backend.h"
-#include "cores/aes/aes.h"
+#include "modes/block/host_modes.h"
 #include "modes/gcm/ghash.h"
 #include "util/thread_pool.h"
 
@@ -55,11 +55,16 @@ struct CpuKeyBase : BackendKey {
 struct CpuAesKey : CpuKeyBase {
     const Algorithm* alg = nullptr;
     size_t half = 0;                 // XTS: bytes per key; else the key length
-    AesKeySchedule k1{}, k2{};       // portable schedules (k2: XTS tweak key)
+    HostBlockSchedule k1, k2;        // AES's descriptor schedules for the generic modes (k2: XTS tweak key)
     bool xts_equal_halves = false;   // OpenSSL refuses these; the portable path takes them
     // GCM: H, H^-2 (to aim EVP's stitched GCM at any counter), E_K(0^96 || 1).
     bc_gf128 h{0, 0}, h_inv2{0, 0};
     uint8_t ek_zero_j0[16] = {};
+    // One block through AES's portable core under k1.
+    void aes_block(const uint8_t in[16], uint8_t out[16]) const {
+        const HostBlockKey hk = k1.key();
+        hk.cipher->encrypt(hk.ks, in, out, 1);
+    }
     ~CpuAesKey() override;
 };
 

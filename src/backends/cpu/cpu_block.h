@@ -1,0 +1,60 @@
+// Every block cipher on the CPU (catalogue rows with cipher == Cipher::Block):
+// libcrypto's EVP cipher (by the row's openssl_name) for ECB, CBC and CTR where
+// the default provider has it, the generic modes (modes/block/host_modes.h) over
+// the cipher's descriptor otherwise and under cpu.impl=portable. XTS runs the
+// generic XTS. Large calls are cut over the thread pool on block boundaries.
+//
+// The raw-mode drivers here are shared with AES's path (cpu_aes_evp.cpp): the
+// EVP one for its ECB/CBC/CTR, the generic one for its portable path.
+#pragma once
+
+#include <openssl/evp.h>
+
+#include <memory>
+#include <vector>
+
+#include "backends/backend.h"
+#include "backends/cpu/cpu_aes_evp.h"
+#include "modes/block/host_modes.h"
+#include "util/thread_pool.h"
+
+namespace bc {
+
+// The EVP ciphers of the catalogue's generic block-cipher rows (ECB, CBC, CTR),
+// fetched once per backend from the default provider; rows OpenSSL lacks have none.
+class EvpBlockCiphers {
+public:
+    EvpBlockCiphers() = default;
+    EvpBlockCiphers(const EvpBlockCiphers&) = delete;
+    EvpBlockCiphers& operator=(const EvpBlockCiphers&) = delete;
+    ~EvpBlockCiphers();
+    void load();
+    const EVP_CIPHER* find(const Algorithm* alg) const;  // nullptr when none
+
+private:
+    std::vector<std::pair<const Algorithm*, EVP_CIPHER*>> ciphers_;
+};
+
+// A generic block cipher's key: its expanded forms, made once.
+struct CpuBlockKey : CpuKeyBase {
+    const Algorithm* alg = nullptr;
+    HostBlockSchedule k1, k2;         // k2: XTS's tweak key
+    const EVP_CIPHER* evp = nullptr;  // libcrypto's cipher for this row, nullptr when none
+};
+
+Status cpu_block_prepare(const EvpBlockCiphers& evp, const KeyMaterial& key, std::unique_ptr<BackendKey>* out);
+
+// ECB, CBC, CTR, XTS of a generic block cipher. portable: the generic modes only.
+Status cpu_block_cipher(const KeyMaterial& key, const CpuBlockKey& k, const CipherOp& op, bool portable,
+                        ThreadPool& pool, size_t chunk);
+
+// The raw modes through the generic host modes, over the pool (k2: XTS only).
+Status cpu_generic_raw(Mode mode, const HostBlockKey& k1, const HostBlockKey* k2, const CipherOp& op,
+                       ThreadPool& pool, size_t chunk);
+
+// ECB, CBC and CTR through libcrypto's cipher c (block_bytes its block), keyed with
+// key.raw; CTR reuses contexts keyed once in keyed_pool.
+Status cpu_evp_raw(Mode mode, const EVP_CIPHER* c, size_t block_bytes, const KeyMaterial& key,
+                   EvpKeyedPool& keyed_pool, const CipherOp& op, ThreadPool& pool, size_t chunk);
+
+}  // namespace bc

@@ -1,4 +1,4 @@
-// The engine (DESIGN.md, "How data flows"): a Backend made of worker backends.
+// The engine (docs/architecture.md, "Data flow"): a Backend made of worker backends.
 //
 // Every call is cut into chunks that all workers pull from ONE queue until the
 // job is done; each worker has its own persistent thread. Each worker's rate is

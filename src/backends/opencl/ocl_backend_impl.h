@@ -55,7 +55,7 @@ inline cl_uint4 le_words(const uint8_t b[16]) {
 }
 
 // v += n as a big-endian number of len bytes (modulo 2^(8 len)): a counter block.
-void add_be(uint8_t* v, size_t len, uint64_t n);
+void add_be_counter(uint8_t* v, size_t len, uint64_t n);
 
 // A program and the kernels looked up in it.
 struct Program {

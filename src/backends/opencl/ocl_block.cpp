@@ -13,7 +13,7 @@
 
 namespace bc {
 namespace ocl {
-void add_be(uint8_t* v, size_t len, uint64_t n) {
+void add_be_counter(uint8_t* v, size_t len, uint64_t n) {
     for (size_t i = len; i-- > 0 && n;) {
         const uint64_t s = uint64_t(v[i]) + (n & 0xff);
         v[i] = static_cast<uint8_t>(s);
@@ -251,7 +251,7 @@ Status Backend::block_cipher(const OclKey& k, const CipherOp& op) {
             return pipeline(op.in, op.out, op.len, bb, lead, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
                 uint8_t ctr[16];
                 std::memcpy(ctr, op.iv, bb);
-                add_be(ctr, bb, (op.offset + pc.pos) / bb);
+                add_be_counter(ctr, bb, (op.offset + pc.pos) / bb);
                 Status s = block_ctr_enqueue(k, q, buf, ctr, pc.lead + pc.len);
                 secure_wipe(ctr, sizeof ctr);
                 return s;

@@ -174,7 +174,7 @@ Status Backend::cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, co
                     return Status(BC_ERR_INVALID_ARGUMENT, "cipher_buffer: offset not block aligned");
                 uint8_t ctr[16];
                 std::memcpy(ctr, op.iv, bb);
-                add_be(ctr, bb, op.offset / bb);
+                add_be_counter(ctr, bb, op.offset / bb);
                 s = finish_all(block_ctr_enqueue(k, slots_[0].queue.get(), buf, ctr, op.len));
                 break;
             }

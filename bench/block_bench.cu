@@ -1,0 +1,264 @@
+// The generic block-cipher path on a CUDA GPU, through the public C API: every
+// algorithm of family Cipher::Block (Camellia, ...) and AES through the generic
+// kernels (context option aes=generic) beside AES's own kernels, in GPU memory and
+// from pinned host memory, each beside the roof of its path measured in the same run:
+//   GPU memory:   a device-to-device copy of the same buffers (payload GB/s);
+//   pinned host:  the NO-OP pipeline (the same buffers through the same staging path
+//                 with no cipher: algorithm "noop");
+// and `openssl speed -multi <cores> -evp <name>` on the same machine (16 KiB buffers)
+// where OpenSSL has the algorithm.
+//
+//   block_bench [--size MIB] [--runs N] [--only SUBSTRING] [--no-openssl] [--json PATH]
+//
+// Each figure: one warm-up call, then the median of N timed calls (wall clock around
+// the call: a device-memory call returns when its stream is done).
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bulkcrypt/bulkcrypt.h"
+#include "catalog/catalog.h"
+#include "openssl_speed.h"
+
+namespace {
+
+#define CK(x)                                                                                         \
+    do {                                                                                              \
+        cudaError_t e_ = (x);                                                                         \
+        if (e_ != cudaSuccess) {                                                                      \
+            std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e_), __FILE__, __LINE__); \
+            std::exit(2);                                                                             \
+        }                                                                                             \
+    } while (0)
+
+struct Row {
+    std::string alg, path, options;
+    bool decrypt = false;
+    double gbs = 0, roof = 0, openssl = -1;
+    std::string error;
+};
+
+template <class F>
+double median_gbs(F&& call, size_t bytes, int runs, std::string* err) {
+    std::vector<double> v;
+    if (bc_status s = call(); s != BC_OK) {
+        *err = bc_last_error();
+        return 0;
+    }
+    for (int i = 0; i < runs; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        bc_status s = call();
+        auto t1 = std::chrono::steady_clock::now();
+        if (s != BC_OK) {
+            *err = bc_last_error();
+            return 0;
+        }
+        v.push_back(double(bytes) / std::chrono::duration<double>(t1 - t0).count() / 1e9);
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// One algorithm on one context over the given buffers (device or pinned host memory).
+double run_alg(bc_context* ctx, const char* alg, bool decrypt, bc_memory mem, uint8_t* in, uint8_t* out,
+               size_t bytes, int runs, std::string* err) {
+    const size_t klen = bc_key_size(alg);
+    std::vector<uint8_t> key(klen ? klen : 1);
+    std::mt19937 rng(7);
+    for (auto& b : key) b = uint8_t(rng());
+    bc_key* k = nullptr;
+    if (bc_key_create(ctx, alg, key.data(), klen, &k) != BC_OK) {
+        *err = bc_last_error();
+        return 0;
+    }
+    uint8_t iv[16] = {0};
+    const size_t ivlen = bc_iv_size(alg);
+    bc_params p{};
+    p.memory = mem;
+    if (std::strstr(alg, "-xts")) p.data_unit_size = 4096;
+    double r = median_gbs(
+        [&] {
+            size_t n = 0;
+            return decrypt ? bc_decrypt(k, ivlen ? iv : nullptr, ivlen, in, bytes, out, bytes, &n, &p)
+                           : bc_encrypt(k, ivlen ? iv : nullptr, ivlen, in, bytes, out, bytes, &n, &p);
+        },
+        bytes, runs, err);
+    bc_key_destroy(k);
+    return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    size_t mib = 1024;
+    int runs = 7;
+    bool use_openssl = true;
+    std::string only, json;
+    for (int i = 1; i < argc; ++i) {
+        std::string a = argv[i];
+        if (a == "--size" && i + 1 < argc) mib = std::strtoull(argv[++i], nullptr, 10);
+        else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
+        else if (a == "--only" && i + 1 < argc) only = argv[++i];
+        else if (a == "--no-openssl") use_openssl = false;
+        else if (a == "--json" && i + 1 < argc) json = argv[++i];
+        else {
+            std::fprintf(stderr, "usage: %s [--size MIB] [--runs N] [--only SUBSTRING] [--no-openssl] [--json PATH]\n",
+                         argv[0]);
+            return 2;
+        }
+    }
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        std::printf("skipped: no CUDA device\n");
+        return 0;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    const size_t bytes = mib << 20;
+
+    // Buffers: GPU memory (random plaintext), pinned host memory.
+    uint8_t *din = nullptr, *dout = nullptr, *hin = nullptr, *hout = nullptr;
+    CK(cudaMalloc(&din, bytes));
+    CK(cudaMalloc(&dout, bytes));
+    CK(cudaMallocHost(&hin, bytes));
+    CK(cudaMallocHost(&hout, bytes));
+    std::mt19937_64 rng(1);
+    for (size_t i = 0; i < bytes / 8; ++i) reinterpret_cast<uint64_t*>(hin)[i] = rng();
+    CK(cudaMemcpy(din, hin, bytes, cudaMemcpyHostToDevice));
+
+    // The device copy roof, median of the runs.
+    std::vector<double> copies;
+    for (int i = 0; i <= runs; ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        CK(cudaMemcpy(dout, din, bytes, cudaMemcpyDeviceToDevice));
+        CK(cudaDeviceSynchronize());
+        auto t1 = std::chrono::steady_clock::now();
+        if (i) copies.push_back(double(bytes) / std::chrono::duration<double>(t1 - t0).count() / 1e9);
+    }
+    std::sort(copies.begin(), copies.end());
+    const double copy_roof = copies[copies.size() / 2];
+
+    bc_context *plain = nullptr, *generic = nullptr;
+    if (bc_context_create("cuda:0", nullptr, &plain) != BC_OK) {
+        std::fprintf(stderr, "cuda:0: %s\n", bc_last_error());
+        return 1;
+    }
+    if (bc_context_create("cuda:0", "aes=generic", &generic) != BC_OK) {
+        std::printf("AES through the generic kernels not measured: %s\n", bc_last_error());
+        generic = nullptr;
+    }
+
+    // The algorithms: every Cipher::Block row, and AES in each mode (own kernels and generic).
+    std::vector<std::pair<std::string, bc_context*>> algs;
+    for (size_t i = 0; const bc::Algorithm* a = bc::algorithm_at(i); ++i) {
+        if (!a->block || a->mode == bc::Mode::GCM) continue;
+        if (!only.empty() && std::string(a->name).find(only) == std::string::npos) continue;
+        if (a->cipher == bc::Cipher::AES) {
+            if (a->key_size != 16 && a->key_size != 32) continue;  // AES-128 and AES-256 (XTS: 2x128) suffice
+            algs.push_back({a->name, plain});
+            if (generic) algs.push_back({a->name, generic});
+        } else {
+            algs.push_back({a->name, plain});
+        }
+    }
+
+    std::vector<Row> rows;
+    std::printf("block ciphers on %s, %zu MiB a call, median of %d (GB = 1e9 bytes); device copy roof %.1f GB/s\n",
+                prop.name, mib, runs, copy_roof);
+    std::printf("%-20s %-8s %-12s %-4s %9s %9s %7s\n", "algorithm", "kernels", "memory", "dir", "GB/s", "roof", "%roof");
+    auto print = [](const Row& r) {
+        if (!r.error.empty()) {
+            std::printf("%-20s %-8s %-12s %-4s  error: %s\n", r.alg.c_str(), r.options.c_str(), r.path.c_str(),
+                        r.decrypt ? "dec" : "enc", r.error.c_str());
+            return;
+        }
+        std::printf("%-20s %-8s %-12s %-4s %9.1f %9.1f %6.1f%%\n", r.alg.c_str(), r.options.c_str(), r.path.c_str(),
+                    r.decrypt ? "dec" : "enc", r.gbs, r.roof, 100 * r.gbs / r.roof);
+        std::fflush(stdout);
+    };
+    // GPU memory, both directions.
+    for (const auto& [name, ctx] : algs) {
+        for (int dec = 0; dec < 2; ++dec) {
+            Row r;
+            r.alg = name;
+            r.path = "gpu-memory";
+            r.options = ctx == generic ? "generic" : "own";
+            r.decrypt = dec;
+            r.roof = copy_roof;
+            r.gbs = run_alg(ctx, name.c_str(), dec, BC_MEMORY_DEVICE, din, dout, bytes, runs, &r.error);
+            print(r);
+            rows.push_back(r);
+        }
+    }
+    // Pinned host memory beside the NO-OP pipeline, measured in turns.
+    std::string err;
+    const double noop = run_alg(plain, "noop", false, BC_MEMORY_HOST, hin, hout, bytes, runs, &err);
+    for (const auto& [name, ctx] : algs) {
+        if (ctx == generic && name.find("-ctr") == std::string::npos) continue;  // pinned: CTR suffices
+        Row r;
+        r.alg = name;
+        r.path = "pinned-host";
+        r.options = ctx == generic ? "generic" : "own";
+        r.roof = noop;
+        r.gbs = run_alg(ctx, name.c_str(), false, BC_MEMORY_HOST, hin, hout, bytes, runs, &r.error);
+        print(r);
+        rows.push_back(r);
+    }
+    std::printf("NO-OP pipeline (pinned host memory): %.1f GB/s%s%s\n", noop, err.empty() ? "" : " error: ",
+                err.c_str());
+
+    // openssl speed on all cores, for the algorithms OpenSSL has (once per name).
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    if (use_openssl) {
+        std::printf("openssl speed -multi %u, 16 KiB buffers:\n", cores);
+        std::vector<std::string> done;
+        for (Row& r : rows) {
+            const bc::Algorithm* a = bc::find_algorithm(r.alg.c_str());
+            if (!a || !a->openssl_name || r.path != "gpu-memory") continue;
+            const std::string key = r.alg + (r.decrypt ? "/dec" : "/enc");
+            std::string why;
+            if (std::find(done.begin(), done.end(), key) == done.end()) {
+                done.push_back(key);
+                const double g = bench::openssl_speed_gbps(a->name, cores, 2, 16384, r.decrypt, &why);
+                std::printf("  %-20s %s %8.2f GB/s%s%s\n", a->name, r.decrypt ? "dec" : "enc", g,
+                            why.empty() ? "" : "  ", why.c_str());
+                for (Row& o : rows)
+                    if (o.alg == r.alg && o.decrypt == r.decrypt) o.openssl = g;
+            }
+        }
+    }
+
+    if (!json.empty()) {
+        FILE* f = std::fopen(json.c_str(), "w");
+        if (f) {
+            std::fprintf(f, "{\"device\": \"%s\", \"mib\": %zu, \"runs\": %d, \"copy_roof_gbs\": %.2f, "
+                            "\"noop_pinned_gbs\": %.2f, \"openssl_procs\": %u, \"rows\": [\n",
+                         prop.name, mib, runs, copy_roof, noop, cores);
+            for (size_t i = 0; i < rows.size(); ++i) {
+                const Row& r = rows[i];
+                std::fprintf(f,
+                             "  {\"algorithm\": \"%s\", \"kernels\": \"%s\", \"memory\": \"%s\", \"decrypt\": %s, "
+                             "\"gbs\": %.2f, \"roof_gbs\": %.2f, \"openssl_gbs\": %.2f, \"error\": \"%s\"}%s\n",
+                             r.alg.c_str(), r.options.c_str(), r.path.c_str(), r.decrypt ? "true" : "false", r.gbs,
+                             r.roof, r.openssl, r.error.c_str(), i + 1 < rows.size() ? "," : "");
+            }
+            std::fprintf(f, "]}\n");
+            std::fclose(f);
+        }
+    }
+    bc_context_destroy(plain);
+    if (generic) bc_context_destroy(generic);
+    cudaFree(din);
+    cudaFree(dout);
+    cudaFreeHost(hin);
+    cudaFreeHost(hout);
+    return 0;
+}

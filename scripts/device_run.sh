@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu kernels cpu file roundtrip engine small profile variants suite)
+#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu blocks compare kernels cpu file roundtrip engine small
+#   profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
 set -uo pipefail
@@ -119,6 +120,23 @@ for phase in "$@"; do
     TAIL=${PROFILE_TAIL:-80} step "ncu_kernels${GPU_TAG:-}" 240 ncu --clock-control none -k "regex:${NCU_KERNELS:-k_}" \
       --metrics gpu__time_duration.sum,smsp__inst_executed.sum,sm__cycles_elapsed.avg.per_second,smsp__issue_active.avg.per_cycle_active \
       gpu_bench --only "${NCU_ALG:-aes-128-xts}" --runs 1 --no-openssl
+    ;;
+  blocks)  # the generic block-cipher path: every Cipher::Block algorithm and AES's generic kernels
+    TAIL=80 step block_bench 400 block_bench ${BLOCK_BENCH_ARGS:-} --json "$R/block.json"
+    ;;
+  compare)  # the previous build's GPU benchmarks and this build's, in turns on the same GPU
+            # (pack_device.sh's OLD=build-folder packs the previous build under old/)
+    if [ -f "$B/old.tar.xz" ]; then
+      mkdir -p "$B/old" && tar -C "$B/old" -xJf "$B/old.tar.xz"
+      for turn in 1 2; do
+        step "gpu_bench_old_$turn" 200 "$B/old/bin/gpu_bench" --no-openssl --json "$R/gpu_aes_old_$turn.json"
+        step "gpu_bench_new_$turn" 200 gpu_bench --no-openssl --json "$R/gpu_aes_new_$turn.json"
+      done
+      step gpu_stream_bench_old 120 "$B/old/bin/gpu_stream_bench" "$R/gpu_stream_old.json" 1024 7
+      step gpu_stream_bench_new 120 gpu_stream_bench "$R/gpu_stream_new.json" 1024 7
+    else
+      echo "compare: no previous build packed"
+    fi
     ;;
   variants)  # every AES kernel variant in one table (bench/gpu_bench.cu --variants)
     step gpu_bench_variants 150 gpu_bench --variants --json "$R/gpu_aes_variants.json"

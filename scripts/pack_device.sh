@@ -32,6 +32,13 @@ cp "$(command -v openssl)" "$dst/bin/openssl"
 # 21 MB at -9), so they fit the tool's 64 MiB; scripts/device_run.sh unpacks them.
 XZ_OPT=-9 tar -C "$dst" -cJf "$dst.tar.xz" bin lib
 rm -rf "$dst" && mkdir -p "$dst" && mv "$dst.tar.xz" "$dst/"
+# OLD=<build folder>: that build's GPU benchmarks too, under old/ (device_run.sh compare).
+if [ -n "${OLD:-}" ]; then
+  mkdir -p "$dst/old/bin"
+  for n in gpu_bench gpu_stream_bench; do [ -x "$OLD/bench/$n" ] && cp "$OLD/bench/$n" "$dst/old/bin/"; done
+  strip "$dst"/old/bin/* 2>/dev/null || true
+  XZ_OPT=-9 tar -C "$dst/old" -cJf "$dst/old.tar.xz" bin && rm -rf "$dst/old"
+fi
 # The source folder the binaries were built from: they find tests/vectors there.
 (cd "$build" && sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' CMakeCache.txt) > "$dst/srcdir"
 # Scripts and the vector files the conformance suite reads live in the tree itself.

@@ -1,0 +1,97 @@
+// The shipped tuning table: one entry per measured configuration, then the fallbacks for
+// devices nobody has measured. select_tuning (tuning.cpp) picks the most specific match.
+//
+// Each provenance names the device, driver, date and the bench/results/ folder whose run
+// gave the numbers (the matching bench/notes/ document has the predictions and reasons);
+// a number that is an estimate says so. The unit tests check that every folder named here
+// exists. Fields an entry's backend does not read are 0.
+//
+// Shapes fixed at compile time (the CUDA kernels' 128 threads per block, which their
+// __launch_bounds__, shared-memory tiles and register budgets are built around; the GHASH
+// kernel's 512 threads and 24 windows, which its host-built tables follow) are recorded
+// for the reader and the tuner, and are not read at run time.
+#include "tuning/tuning.h"
+
+namespace bc {
+namespace tuning {
+
+namespace {
+
+constexpr size_t KiB = 1024, MiB = 1024 * 1024;
+
+constexpr DeviceClass kH100{DeviceKind::Cuda, "H100", 9, 0, -1};
+constexpr DeviceClass kAnyCuda{DeviceKind::Cuda, nullptr, -1, -1, -1};
+constexpr DeviceClass kOpenClGpu{DeviceKind::OpenCl, nullptr, -1, -1, 1};
+constexpr DeviceClass kOpenClOther{DeviceKind::OpenCl, nullptr, -1, -1, 0};
+constexpr DeviceClass kHost{DeviceKind::Cpu, nullptr, -1, -1, -1};
+
+// CUDA AES. kernel: the one-lane bitsliced kernels (128 threads, grid capped at 8 blocks per
+// SM, a warp tile of 1024 blocks = 32 per thread) and the bitsliced variant; pair: the
+// lane-pair kernels (16 blocks per SM, 512-block tiles = 16 per thread) and pair-cc's waves of
+// resident blocks; ghash: the group kernel (one block per SM at most) and its table layout.
+constexpr KernelTuning kAesKernel{128, 8, 32, 7 /* pair-dec */};
+constexpr KernelTuning kAesPair{128, 16, 16, 1 /* wave */};
+constexpr KernelTuning kGhash{512, 1, 24, 1 /* planes */};
+// The generic block-cipher and stream kernels: 128 threads, grid capped at 8 blocks per SM.
+constexpr KernelTuning kCudaGeneric{128, 8, 0, 0};
+constexpr KernelTuning kNone{0, 0, 0, 0};
+// Host memory through a CUDA device: the shared pipeline's pieces and depth, and the
+// staging slots of host-memory MACs.
+constexpr PipelineTuning kCudaPipe{kCudaHostPipelineChunk, kCudaHostPipelineDepth, 64 * MiB};
+constexpr EngineTuning kNoEngine{0, 0, 0, 0};
+
+const Tuning kTable[] = {
+    // ---- measured: H100
+    {kH100, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04. Variant pair-dec: 2026-11-25, "
+     "bench/results/2026-11-25-aes-lane-pair-decryption (call1-pairdec: CBC decryption 411.6 GB/s "
+     "against pair-cc's 382.2, ECB decryption 419.7 against 400.7). Lane pairs at 16 blocks per SM: "
+     "2026-11-22, bench/results/2026-11-22-aes-sbox-pairs-engine-arms (call9-pair). pair-cc in one "
+     "wave: 2026-11-23, bench/results/2026-11-23-aes-counter-cache-ghash (call3-unguarded-tiles: "
+     "AES-128-CTR 446.9 GB/s at one wave, 421.1 at four). GHASH planes layout (conflict-free "
+     "shared-memory loads, bench/notes/ghash-gcm.md) and its 24 windows: same folder "
+     "(call5-ghash-lookups-kj24). Pipeline: as the generic H100 entry."},
+    {kH100, "generic", "*", kCudaGeneric, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, PCIe Gen5 x16, 2026-11-23, "
+     "bench/results/2026-11-23-scratch-pool-hybrid (call1-bb01600: the NO-OP sweep found depth 4 "
+     "and 8 MiB pieces best, 1 GiB pageable jobs at 92-99 % of the NO-OP rate). The grid cap of "
+     "8 blocks per SM and the 64 MiB MAC staging are estimates carried from the AES kernels."},
+
+    // ---- fallbacks: CUDA devices nobody has measured
+    {kAnyCuda, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,
+     "fallback for unmeasured CUDA devices: the H100's numbers "
+     "(bench/results/2026-11-25-aes-lane-pair-decryption), unverified elsewhere."},
+    {kAnyCuda, "generic", "*", kCudaGeneric, kNone, kNone, kCudaPipe, kNoEngine,
+     "fallback for unmeasured CUDA devices: the H100's numbers "
+     "(bench/results/2026-11-23-scratch-pool-hybrid), unverified elsewhere."},
+
+    // ---- OpenCL: work-group size and piece size (three buffers in flight, fixed by the backend)
+    {kOpenClGpu, "generic", "*", {256, 0, 0, 0}, kNone, kNone, {16 * MiB, 0, 0}, kNoEngine,
+     "estimate, not swept: 256 work-items a group, 16 MiB pieces. Run without faults (conformance, "
+     "7,219 cases) on NVIDIA OpenCL 3.0 on the H100, driver 580.159.04, 2026-11-22, "
+     "bench/results/2026-11-22-h100-suite (GPU_TESTS.md)."},
+    {kOpenClOther, "generic", "*", {64, 0, 0, 0}, kNone, kNone, {16 * MiB, 0, 0}, kNoEngine,
+     "estimate, not swept: 64 work-items a group on CPU devices, 16 MiB pieces. Run without faults "
+     "(conformance, 7,219 cases) on PoCL 5.0 on the H100 machine's Xeon, 2026-11-22, "
+     "bench/results/2026-11-22-h100-suite (GPU_TESTS.md)."},
+
+    // ---- the host: the engine's split and the CPU backend (the last entry: the fallback of
+    // last resort, see tuning.cpp)
+    {kHost, "generic", "*", kNone, kNone, kNone, {0, 0, 0}, {4 * MiB, 4 * MiB, 1 * MiB, 64 * KiB},
+     "H100 machine's 16-core Xeon host, driver 580.159.04. Engine chunk 4 MiB and CPU threshold "
+     "4 MiB: 2026-11-25, bench/results/2026-11-25-aes-inverse-round (call2-ncu-engine: every job "
+     "split at 4 / 16 / 64 MiB chunks, AES-128-CTR 33.95 / 35.86 / 36.36 GB/s, none beating the CPU "
+     "alone; call9-final-xtsdec-edges: the measured crossover keeps 4 MiB). CPU one-shot AEAD up to "
+     "1 MiB and pool splitting above 64 KiB: estimates, exercised by the file-encryption runs of "
+     "2026-11-22, bench/results/2026-11-22-aes-cle-engine-policy (call4-pool-share, call6-final)."},
+};
+
+}  // namespace
+
+const Tuning* default_table(size_t* count) {
+    *count = sizeof(kTable) / sizeof(kTable[0]);
+    return kTable;
+}
+
+}  // namespace tuning
+}  // namespace bc

@@ -137,7 +137,7 @@ Status CudaBackend::init() {
     char line[512];
     std::snprintf(line, sizeof line, "%s (cuda:%d, sm_%d%d, %d SMs, %.1f GiB, PCI %s, aes=%s)", p.name, dev_,
                   p.major, p.minor, p.multiProcessorCount, double(total) / double(1u << 30), bus,
-                  opt_.aes_table ? "table" : "bitsliced");
+                  opt_.aes_table ? "table" : opt_.aes_generic ? "generic" : "bitsliced");
     name_ = line;
     // The table variant's tables (public), and the XTS multiplier tables (public).
     uint32_t te[256], td[256], isb[64];
@@ -194,6 +194,7 @@ Status CudaBackend::staging(size_t need) {
 
 bool CudaBackend::supports(const Algorithm& alg) const {
     if (alg.mode == Mode::Stream || alg.mode == Mode::ChaChaPoly) return true;  // stream_kernels.cu
+    if (generic_block(alg)) return true;  // block_kernels.cu (cuda_block.cpp)
     if (alg.cipher != Cipher::AES) return false;
     switch (alg.mode) {
     case Mode::ECB: case Mode::CBC: case Mode::CTR: case Mode::XTS: case Mode::GCM: return true;
@@ -210,6 +211,7 @@ Status CudaBackend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendK
         *out = std::make_unique<BackendKey>();  // the stream kernels take the key state as parameters
         return Status::ok();
     }
+    if (generic_block(*key.alg)) return prepare_block_key(key, out);
     auto k = std::make_unique<CudaAesKey>();
     k->device = dev_;
     k->alg = key.alg;
@@ -398,6 +400,7 @@ Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
         return cuda_stream_cipher(key, op);
     }
+    if (key.alg && generic_block(*key.alg)) return block_cipher(key, static_cast<const CudaBlockKey&>(bkey), op);
     if (!key.alg || key.alg->cipher != Cipher::AES) {
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this algorithm yet");
     }

@@ -15,8 +15,10 @@
 #include <string>
 
 #include "backends/backend.h"
+#include "backends/cuda/block_kernels.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "cores/aes/aes.h"
+#include "modes/block/host_modes.h"
 #include "modes/gcm/ghash.h"
 
 namespace bc {
@@ -35,6 +37,22 @@ struct CudaAesKey : BackendKey {
     DevAesKey d1, d2;                 // views into dev_mem
     const void* ghash_tables = nullptr;
     ~CudaAesKey() override;
+};
+
+// A key of the generic block-cipher path (cuda_block.cpp): every Cipher::Block
+// algorithm, and AES under aes=generic. The descriptor's expanded key(s) in device
+// memory (one allocation, uploaded once, wiped and freed with the key) and on the
+// host (CBC encryption and XTS ciphertext stealing run there).
+struct CudaBlockKey : BackendKey {
+    int device = 0;
+    const Algorithm* alg = nullptr;
+    const BlockKernels* kernels = nullptr;
+    HostBlockSchedule h1, h2;         // k1 (data), k2 (XTS tweaks)
+    void* dev_mem = nullptr;
+    size_t dev_bytes = 0;
+    const uint32_t* d1 = nullptr;     // views into dev_mem
+    const uint32_t* d2 = nullptr;
+    ~CudaBlockKey() override;
 };
 
 class CudaBackend : public Backend {
@@ -57,6 +75,7 @@ public:
 
     int device() const { return dev_; }
     AesImpl impl() const { return opt_.aes_table ? AesImpl::Table : AesImpl::Bitsliced; }
+    cudaMemPool_t scratch_pool() const { return pool_; }
     const LaunchShape& shape() const { return shape_; }
     const DevAesTables& tables() const { return tables_; }
 
@@ -70,7 +89,15 @@ public:
     Status ghash_on_device(const CudaAesKey& k, const uint8_t* data, size_t len, cudaStream_t s,
                            uint8_t partial[16]);
 
+    // The generic block-cipher path (cuda_block.cpp). generic_block: alg runs there
+    // (Cipher::Block, or AES under aes=generic; GCM stays on AES's kernels).
+    bool generic_block(const Algorithm& alg) const;
+    Status block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, const uint8_t* iv, uint64_t offset,
+                           uint64_t data_unit, const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s);
+
 private:
+    Status prepare_block_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out);
+    Status block_cipher(const KeyMaterial& key, const CudaBlockKey& k, const CipherOp& op);
     Status staging(size_t need);  // allocates the staging buffers (staging_mu_ held)
     Status xts_tail(const CudaAesKey& k, bool enc, const uint8_t tweak_unit[16], uint64_t first_block,
                     const uint8_t* in, uint8_t* out, size_t len, bool device_mem, cudaStream_t s);

@@ -9,6 +9,7 @@
 #include "backends/cuda/cuda_kernels.h"
 #include "backends/cuda/stream_kernels.h"
 #include "modes/aes_modes.h"
+#include "modes/block/host_modes.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
 #include "util/secure.h"
@@ -303,11 +304,15 @@ size_t aligned_chunk(int device, size_t chunk) {
 
 }  // namespace
 
-Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, const CipherOp& op, size_t chunk, int nb) {
+Status pipelined_block_cipher(int device, Mode mode, size_t block_bytes, const CipherOp& op, size_t chunk, int nb,
+                              const BlockDeviceWork& work) {
     if (op.len == 0) return Status::ok();
     if (mode == Mode::CBC && op.dir == Dir::Encrypt)
         return Status(BC_ERR_INTERNAL, "CBC encryption is serial: it does not go through the pipeline");
-    chunk = aligned_chunk(b.device(), chunk);
+    if (block_bytes == 0 || block_bytes > 16 || 64 % block_bytes != 0)
+        return Status(BC_ERR_INTERNAL, "block size the pipeline cannot chunk");
+    const size_t bb = block_bytes;
+    chunk = aligned_chunk(device, chunk);
     uint64_t unit = 0;
     if (mode == Mode::XTS) {  // whole data units per chunk (a job without units is one unit)
         unit = op.data_unit ? op.data_unit : op.len;
@@ -319,16 +324,16 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
     std::vector<uint8_t> chains;
     if (mode == Mode::CBC) {
         const size_t n = (op.len + chunk - 1) / chunk;
-        chains.resize(16 * n);
-        std::memcpy(chains.data(), op.iv, 16);
-        for (size_t i = 1; i < n; ++i) std::memcpy(&chains[16 * i], op.in + i * chunk - 16, 16);
+        chains.resize(bb * n);
+        std::memcpy(chains.data(), op.iv, bb);
+        for (size_t i = 1; i < n; ++i) std::memcpy(&chains[bb * i], op.in + i * chunk - bb, bb);
     }
     auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t*) -> Status {
         uint8_t tweak[16];
         const uint8_t* iv = op.iv;
         uint64_t offset = 0;
         if (mode == Mode::CBC) {
-            iv = &chains[16 * (off / chunk)];
+            iv = &chains[bb * (off / chunk)];
         } else if (mode == Mode::XTS) {
             std::memcpy(tweak, op.iv, 16);
             add_le128(tweak, off / unit);
@@ -336,13 +341,20 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
         } else if (mode == Mode::CTR) {
             offset = op.offset + off;
         }
-        Status st = b.aes_on_device(k, mode, op.dir, iv, offset, op.data_unit, din, dout, n, s);
+        Status st = work(iv, offset, din, dout, n, s);
         secure_wipe(tweak, sizeof tweak);
         return st;
     };
-    Status st = run_host_pipeline(b.device(), op.in, op.out, op.len, chunk, nb, kernel);
+    Status st = run_host_pipeline(device, op.in, op.out, op.len, chunk, nb, kernel);
     if (!chains.empty()) secure_wipe(chains.data(), chains.size());
     return st;
+}
+
+Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, const CipherOp& op, size_t chunk, int nb) {
+    auto work = [&](const uint8_t* iv, uint64_t offset, const uint8_t* in, uint8_t* out, size_t n, cudaStream_t s) {
+        return b.aes_on_device(k, mode, op.dir, iv, offset, op.data_unit, in, out, n, s);
+    };
+    return pipelined_block_cipher(b.device(), mode, 16, op, chunk, nb, work);
 }
 
 Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op, size_t chunk, int nb) {

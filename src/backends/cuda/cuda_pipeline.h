@@ -181,7 +181,18 @@ std::unique_ptr<BackendKey> make_noop_key();
 // whole piece.
 class CudaBackend;
 struct CudaAesKey;
-// ECB, CTR, XTS, CBC decryption (CBC encryption stays on the host: it is serial).
+// A block mode's work on device buffers for one chunk (the chunk's own start state):
+// iv is its chaining block (CBC), the op's counter block (CTR, with offset the chunk's
+// keystream byte offset) or the tweak of its first data unit (XTS).
+using BlockDeviceWork = std::function<Status(const uint8_t* iv, uint64_t offset, const uint8_t* in, uint8_t* out,
+                                             size_t len, cudaStream_t s)>;
+// ECB, CTR, XTS, CBC decryption of host memory through the pipeline, any block size
+// (CBC encryption stays on the host: it is serial). Chunks hold whole 64-byte spans,
+// or whole XTS data units; CBC chunks chain from the ciphertext block before them,
+// saved before the run starts.
+Status pipelined_block_cipher(int device, Mode mode, size_t block_bytes, const CipherOp& op, size_t chunk, int nb,
+                              const BlockDeviceWork& work);
+// AES's kernels through pipelined_block_cipher (CudaBackend::aes_on_device).
 Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, const CipherOp& op, size_t chunk,
                             int nb);
 Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op, size_t chunk, int nb);

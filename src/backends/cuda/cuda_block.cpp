@@ -1,0 +1,266 @@
+// The CUDA backend's generic block-cipher path: every Cipher::Block algorithm
+// (and AES under aes=generic) through the kernels of block_kernels.cu, found by
+// the cipher's name, over its descriptor (catalog/block_cipher.h) alone. Nothing
+// here names a cipher.
+//
+// Device memory runs straight on the caller's stream; host memory through the
+// device's shared pipeline (cuda_pipeline.h). CBC encryption is serial: on the
+// host, through libcrypto where it has the algorithm (openssl_name), else the
+// generic host modes. XTS ciphertext stealing (a partial last block) runs on the
+// host too, after the kernels have done the unit's whole blocks.
+#include <cuda_runtime_api.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backends/cuda/cuda_backend.h"
+#include "backends/cuda/cuda_pipeline.h"
+#include "dialect/bc_dialect.h"
+#include "modes/block/host_modes.h"
+#include "modes/block/xts_tweak.h"
+#include "util/secure.h"
+
+namespace bc {
+namespace cuda {
+
+#define BC_CUDA_TRY(expr, what) BC_TRY(cuda_status((expr), what))
+
+namespace {
+
+// Stream-ordered scratch from the backend's pool (CBC chaining blocks, encrypted XTS
+// tweaks: key-dependent), zeroed and freed on the stream when it goes out of scope.
+struct BlockScratch {
+    void* p = nullptr;
+    size_t n = 0;
+    cudaStream_t s = nullptr;
+    Status alloc(size_t bytes, cudaStream_t st, cudaMemPool_t pool) {
+        s = st;
+        n = bytes ? bytes : 16;
+        cudaError_t e = pool ? cudaMallocFromPoolAsync(&p, n, pool, st) : cudaMallocAsync(&p, n, st);
+        if (e != cudaSuccess) p = nullptr;
+        return cuda_status(e, "cudaMallocAsync (block scratch)");
+    }
+    ~BlockScratch() {
+        if (!p) return;
+        (void)cudaMemsetAsync(p, 0, n, s);
+        (void)cudaFreeAsync(p, s);
+    }
+};
+
+bool on_device(const void* p, int device) {
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
+}
+
+// The kernels of alg's cipher where they cover its mode, else nullptr.
+const BlockKernels* kernels_for(const Algorithm& alg) {
+    if (alg.block == nullptr) return nullptr;
+    const BlockKernels* k = find_block_kernels(alg.block->name);
+    if (k == nullptr || k->block_bytes != alg.block->block_bytes || k->ks_words != alg.block->ks_words) return nullptr;
+    switch (alg.mode) {
+    case Mode::ECB: case Mode::CBC: case Mode::CTR: return k;
+    case Mode::XTS: return k->xts ? k : nullptr;
+    default: return nullptr;
+    }
+}
+
+// CBC encryption of host buffers: libcrypto when it has the algorithm under its
+// catalogue name with this key length, else the generic host modes (serial).
+Status cbc_encrypt_host(const KeyMaterial& key, const CudaBlockKey& k, const uint8_t* iv, const uint8_t* in,
+                        uint8_t* out, size_t len) {
+    const size_t bb = k.kernels->block_bytes;
+    const EVP_CIPHER* evp = key.alg->openssl_name ? EVP_get_cipherbyname(key.alg->openssl_name) : nullptr;
+    if (evp && size_t(EVP_CIPHER_key_length(evp)) == key.raw.size() && size_t(EVP_CIPHER_block_size(evp)) == bb &&
+        size_t(EVP_CIPHER_iv_length(evp)) == bb) {
+        EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
+        int l = 0;
+        bool ok = c && EVP_EncryptInit_ex(c, evp, nullptr, key.raw.data(), iv) == 1 &&
+                  EVP_CIPHER_CTX_set_padding(c, 0) == 1;
+        for (size_t done = 0; ok && done < len;) {
+            const size_t n = std::min<size_t>(len - done, size_t(1) << 30);
+            ok = EVP_EncryptUpdate(c, out + done, &l, in + done, int(n)) == 1;
+            done += n;
+        }
+        EVP_CIPHER_CTX_free(c);
+        return ok ? Status::ok() : Status(BC_ERR_INTERNAL, "libcrypto CBC encryption failed");
+    }
+    uint8_t chain[16];
+    std::memcpy(chain, iv, bb);
+    block_cbc_encrypt(k.h1.key(), chain, in, out, len / bb);
+    secure_wipe(chain, sizeof chain);
+    return Status::ok();
+}
+
+}  // namespace
+
+CudaBlockKey::~CudaBlockKey() {
+    if (dev_mem) {
+        int prev = 0;
+        (void)cudaGetDevice(&prev);
+        (void)cudaSetDevice(device);
+        (void)cudaMemset(dev_mem, 0, dev_bytes);
+        (void)cudaDeviceSynchronize();
+        (void)cudaFree(dev_mem);
+        (void)cudaSetDevice(prev);
+        (void)cudaGetLastError();
+    }
+}
+
+bool CudaBackend::generic_block(const Algorithm& alg) const {
+    if (alg.cipher != Cipher::Block && !(alg.cipher == Cipher::AES && opt_.aes_generic)) return false;
+    return kernels_for(alg) != nullptr;
+}
+
+Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) {
+    const Algorithm& alg = *key.alg;
+    auto k = std::make_unique<CudaBlockKey>();
+    k->device = dev_;
+    k->alg = &alg;
+    k->kernels = kernels_for(alg);
+    if (k->kernels == nullptr)
+        return Status(BC_ERR_NOT_SUPPORTED, std::string("the CUDA backend has no generic kernels for ") + alg.name);
+    const bool xts = alg.mode == Mode::XTS;
+    const size_t half = xts ? key.raw.size() / 2 : key.raw.size();
+    if (!k->h1.expand(alg.block, key.raw.data(), half) ||
+        (xts && !k->h2.expand(alg.block, key.raw.data() + half, half)))
+        return Status(BC_ERR_KEY_SIZE, std::string(alg.name) + ": key length not accepted by the cipher");
+    const size_t words = alg.block->ks_words;
+    k->dev_bytes = sizeof(uint32_t) * words * (xts ? 2 : 1);
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    BC_CUDA_TRY(cudaMalloc(&k->dev_mem, k->dev_bytes), "cudaMalloc (block key)");
+    uint32_t* d = static_cast<uint32_t*>(k->dev_mem);
+    BC_CUDA_TRY(cudaMemcpy(d, k->h1.key().ks, sizeof(uint32_t) * words, cudaMemcpyHostToDevice),
+                "cudaMemcpy (block key)");
+    k->d1 = d;
+    if (xts) {
+        BC_CUDA_TRY(cudaMemcpy(d + words, k->h2.key().ks, sizeof(uint32_t) * words, cudaMemcpyHostToDevice),
+                    "cudaMemcpy (block key)");
+        k->d2 = d + words;
+    }
+    *out = std::move(k);
+    return Status::ok();
+}
+
+Status CudaBackend::block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, const uint8_t* iv, uint64_t offset,
+                                    uint64_t data_unit, const uint8_t* in, uint8_t* out, size_t len,
+                                    cudaStream_t s) {
+    const BlockKernels& kn = *k.kernels;
+    const size_t bb = kn.block_bytes;
+    const bool enc = dir == Dir::Encrypt;
+    switch (mode) {
+    case Mode::ECB:
+        return cuda_status(kn.ecb(enc, k.d1, in, out, len / bb, shape_, s), "ECB kernel launch (generic)");
+    case Mode::CTR:
+        return cuda_status(kn.ctr(k.d1, iv, offset / bb, unsigned(offset % bb), false, in, out, len, shape_, s),
+                           "CTR kernel launch (generic)");
+    case Mode::CBC: {
+        if (enc) return Status(BC_ERR_INTERNAL, "CBC encryption does not run on device buffers");
+        BlockScratch sc;
+        BC_TRY(sc.alloc(kn.cbc_dec_scratch_bytes(len / bb), s, pool_));
+        return cuda_status(kn.cbc_decrypt(k.d1, iv, in, out, len / bb, sc.p, shape_, s),
+                           "CBC kernel launch (generic)");
+    }
+    case Mode::XTS: {
+        if (len == 0) return Status::ok();
+        if (kn.xts == nullptr) return Status(BC_ERR_NOT_SUPPORTED, "XTS needs a 16-byte block cipher");
+        const uint64_t unit = data_unit ? data_unit : len;
+        const uint64_t nunits = (len + unit - 1) / unit;
+        const uint64_t last_len = len - (nunits - 1) * unit;
+        if (last_len < 16) return Status(BC_ERR_INPUT_LENGTH, "XTS data unit under 16 bytes");
+        if (unit % 16 != 0) {
+            // Every unit steals: the generic host modes run them all (rare: sector sizes are whole blocks).
+            std::vector<uint8_t> h(len);
+            BC_CUDA_TRY(cudaMemcpyAsync(h.data(), in, len, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (xts)");
+            BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts)");
+            bool ok = true;
+            for (uint64_t u = 0; u < nunits && ok; ++u) {
+                uint8_t tw[16];
+                std::memcpy(tw, iv, 16);
+                add_le128(tw, u);
+                const size_t l = size_t(std::min<uint64_t>(unit, len - u * unit));
+                ok = block_xts_unit(k.h1.key(), k.h2.key(), enc, tw, h.data() + u * unit, h.data() + u * unit, l);
+            }
+            Status st = ok ? Status::ok() : Status(BC_ERR_INTERNAL, "host XTS refused a data unit");
+            if (st) st = cuda_status(cudaMemcpyAsync(out, h.data(), len, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (xts)");
+            if (st) st = cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts)");
+            secure_wipe(h.data(), h.size());
+            return st;
+        }
+        const uint64_t full = unit / 16;
+        const uint64_t lm = last_len / 16, lr = last_len % 16;
+        const uint64_t last_blocks = lr ? lm - 1 : lm;
+        {
+            BlockScratch sc;
+            BC_TRY(sc.alloc(kn.xts_scratch_bytes(nunits, full), s, pool_));
+            BC_CUDA_TRY(kn.xts(enc, k.d1, k.d2, iv, in, out, unit, nunits, full, last_blocks, sc.p, shape_, s),
+                        "XTS kernel launch (generic)");
+        }
+        if (lr == 0) return Status::ok();
+        // Ciphertext stealing of the last unit on the host: its last full block (index
+        // lm - 1) and the partial one after it, with that block's tweak E(T) * alpha^(lm-1).
+        const uint64_t at = (nunits - 1) * unit + 16 * (lm - 1);
+        const size_t tail = size_t(16 + lr);
+        uint8_t buf[32], res[32], t[16];
+        BC_CUDA_TRY(cudaMemcpyAsync(buf, in + at, tail, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (xts tail)");
+        BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts tail)");
+        std::memcpy(t, iv, 16);
+        add_le128(t, nunits - 1);
+        k.h2.key().cipher->encrypt(k.h2.key().ks, t, t, 1);
+        uint64_t lo = bc_load_le64(t), hi = bc_load_le64(t + 8), a_lo = 0, a_hi = 0;
+        bc_xts_alpha_pow(lm - 1, &a_lo, &a_hi);
+        bc_xts_mul_public(&lo, &hi, a_lo, a_hi);
+        block_xts_steal(k.h1.key(), enc, lo, hi, buf, res, tail);
+        Status st = cuda_status(cudaMemcpyAsync(out + at, res, tail, cudaMemcpyHostToDevice, s),
+                                "cudaMemcpyAsync (xts tail)");
+        if (st) st = cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (xts tail)");
+        secure_wipe(buf, sizeof buf);
+        secure_wipe(res, sizeof res);
+        secure_wipe(t, sizeof t);
+        secure_wipe_object(lo);
+        secure_wipe_object(hi);
+        return st;
+    }
+    default:
+        return Status(BC_ERR_NOT_SUPPORTED, "not a raw block mode");
+    }
+}
+
+Status CudaBackend::block_cipher(const KeyMaterial& key, const CudaBlockKey& k, const CipherOp& op) {
+    const Mode mode = key.alg->mode;
+    if (op.len == 0) return Status::ok();
+    BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
+    const bool dev_mem = op.memory == BC_MEMORY_DEVICE;
+    if (dev_mem && (!on_device(op.in, dev_) || !on_device(op.out, dev_)))
+        return Status(BC_ERR_INVALID_ARGUMENT, "BC_MEMORY_DEVICE buffers must be device memory of " + name_);
+    cudaStream_t s = static_cast<cudaStream_t>(op.stream);
+
+    if (mode == Mode::CBC && op.dir == Dir::Encrypt) {
+        if (!dev_mem) return cbc_encrypt_host(key, k, op.iv, op.in, op.out, op.len);
+        std::vector<uint8_t> tmp(op.len);
+        BC_CUDA_TRY(cudaMemcpyAsync(tmp.data(), op.in, op.len, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (CBC)");
+        BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (CBC)");
+        Status st = cbc_encrypt_host(key, k, op.iv, tmp.data(), tmp.data(), op.len);
+        if (st) st = cuda_status(cudaMemcpyAsync(op.out, tmp.data(), op.len, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync (CBC)");
+        if (st) st = cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (CBC)");
+        secure_wipe(tmp.data(), tmp.size());
+        return st;
+    }
+
+    if (dev_mem) {
+        BC_TRY(block_on_device(k, mode, op.dir, op.iv, op.offset, op.data_unit, op.in, op.out, op.len, s));
+        return cuda_status(cudaStreamSynchronize(s), "kernel execution");
+    }
+    auto work = [&](const uint8_t* iv, uint64_t offset, const uint8_t* in, uint8_t* out, size_t n, cudaStream_t st) {
+        return block_on_device(k, mode, op.dir, iv, offset, op.data_unit, in, out, n, st);
+    };
+    return pipelined_block_cipher(dev_, mode, k.kernels->block_bytes, op, opt_.chunk, 0, work);
+}
+
+}  // namespace cuda
+}  // namespace bc

@@ -10,7 +10,9 @@
 // --variants: the bitsliced core once per variant of cuda_kernels.h
 // (kAesBsVariants: "plain", "fk", "fk-cs", "cl", "cle", "pair", "pair-cc", "pair-dec"), each row with its kernel's registers and
 // local-memory (spill) bytes and the variant's predicted rate (bench/NOTES.md);
-// without it, the default variant (aes_bs_variant()) and the table variant.
+// without it, the default variant (aes_bs_variant()) and the table variant. Then the
+// "generic" rows: AES through the generic block-cipher kernels (aes=generic) and every
+// Cipher::Block algorithm of the catalogue (block_kernels.h).
 //
 // Each figure: warm-up call, then the median of N timed calls (CUDA events on
 // the call's stream; each call is one backend call as a user would make it).
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cuda/block_kernels.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "catalog/catalog.h"
 #include "openssl_speed.h"
@@ -270,6 +273,78 @@ int main(int argc, char** argv) {
                     },
                     bytes, runs, s, &r.error);
             }
+            r.ok = r.error.empty();
+            results.push_back(r);
+            std::fprintf(stderr, "  %s %s: %.1f GB/s%s%s\n", r.alg.c_str(), r.variant.c_str(), r.gbs,
+                         r.ok ? "" : " ERROR ", r.error.c_str());
+        }
+    }
+
+    // The generic block-cipher kernels (block_kernels.cu): AES through them (aes=generic) and
+    // every Cipher::Block algorithm of the catalogue; registers and spills from the kernels'
+    // own row. No predictions yet.
+    {
+        struct GenericCase {
+            const bc::Algorithm* alg;
+            bool decrypt;
+        };
+        std::vector<GenericCase> gen;
+        for (const char* a : {"aes-128-ctr", "aes-128-ecb", "aes-128-cbc", "aes-128-xts"}) {
+            const bc::Algorithm* alg = bc::find_algorithm(a);
+            if (alg) gen.push_back({alg, alg->mode != bc::Mode::CTR});
+            if (alg && (alg->mode == bc::Mode::ECB || alg->mode == bc::Mode::XTS)) gen.push_back({alg, false});
+        }
+        for (size_t i = 0; const bc::Algorithm* alg = bc::algorithm_at(i); ++i) {
+            if (alg->cipher != bc::Cipher::Block || alg->mode == bc::Mode::GCM) continue;
+            if (alg->mode != bc::Mode::CTR) gen.push_back({alg, true});    // CBC: decryption only (encryption is serial)
+            if (alg->mode != bc::Mode::CBC) gen.push_back({alg, false});
+        }
+        bc::ContextOptions opt;
+        opt.aes_generic = true;
+        std::unique_ptr<bc::Backend> be;
+        bc::Status st = bc::make_cuda_backend(device, opt, &be);
+        for (const auto& c : gen) {
+            if (!st.is_ok()) break;
+            if (!only.empty() && only != c.alg->name) continue;
+            Result r;
+            r.alg = c.alg->name;
+            r.decrypt = c.decrypt;
+            r.variant = "generic";
+            const bc::Mode m = c.alg->mode;
+            const bool xts = m == bc::Mode::XTS;
+            const char* kname = m == bc::Mode::CTR ? "ctr" : m == bc::Mode::CBC ? "cbc-dec"
+                                : xts ? (c.decrypt ? "xts-dec" : "xts") : (c.decrypt ? "ecb-dec" : "ecb");
+            const bc::cuda::BlockKernels* kr = c.alg->block ? bc::cuda::find_block_kernels(c.alg->block->name) : nullptr;
+            if (!kr || kr->resources(kname, &r.regs, &r.local) != cudaSuccess) r.regs = r.local = -1;
+            if (xts) r.note = "data unit 4096 B";
+            r.note += c.decrypt ? (r.note.empty() ? "decrypt" : ", decrypt") : "";
+            bc::KeyMaterial km;
+            km.alg = c.alg;
+            std::vector<uint8_t> key(km.alg->key_size);
+            for (size_t i = 0; i < key.size(); ++i) key[i] = uint8_t(i * 7 + 1);
+            km.raw = bc::SecureBytes(key.data(), key.size());
+            std::unique_ptr<bc::BackendKey> bk;
+            bc::Status kst = be->prepare_key(km, &bk);
+            if (!kst.is_ok()) {
+                r.error = kst.detail;
+                results.push_back(r);
+                continue;
+            }
+            r.gbs = median_gbs(
+                [&]() {
+                    bc::CipherOp op;
+                    op.dir = c.decrypt ? bc::Dir::Decrypt : bc::Dir::Encrypt;
+                    op.iv = m == bc::Mode::ECB ? nullptr : iv;
+                    op.iv_len = km.alg->block_size;
+                    op.in = din;
+                    op.out = dout;
+                    op.len = bytes;
+                    op.data_unit = xts ? 4096 : 0;
+                    op.memory = BC_MEMORY_DEVICE;
+                    op.stream = s;
+                    return be->cipher(km, *bk, op);
+                },
+                bytes, runs, s, &r.error);
             r.ok = r.error.empty();
             results.push_back(r);
             std::fprintf(stderr, "  %s %s: %.1f GB/s%s%s\n", r.alg.c_str(), r.variant.c_str(), r.gbs,

@@ -1,0 +1,339 @@
+// The CUDA backend's generic block-cipher kernels (block_kernels.cu, cuda_block.cpp)
+// against OpenSSL: AES through them (aes=generic) and every Cipher::Block algorithm
+// of the catalogue (Camellia: OpenSSL's camellia-*-ecb/cbc/ctr; its XTS, which
+// OpenSSL lacks, against the generic host modes). Each mode in place and out of
+// place, in host and device memory, at misaligned addresses, with lengths around
+// the kernels' item (32 blocks) and group (32 x 32 blocks) edges. Without a CUDA
+// device the tests that need one are skipped and say so.
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/backend.h"
+#include "catalog/catalog.h"
+#include "modes/block/host_modes.h"
+
+#if defined(BC_HAVE_CUDA)
+#include <cuda_runtime_api.h>
+
+#include "backends/cuda/block_kernels.h"
+#endif
+
+namespace {
+
+using Bytes = std::vector<uint8_t>;
+
+bool have_cuda_device() {
+#if defined(BC_HAVE_CUDA)
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return false;
+    }
+    return n > 0;
+#else
+    return false;
+#endif
+}
+
+#define REQUIRE_CUDA()                                                      \
+    do {                                                                    \
+        if (!have_cuda_device()) GTEST_SKIP() << "skipped: no CUDA device"; \
+    } while (0)
+
+Bytes random_bytes(size_t n, std::mt19937& rng) {
+    Bytes b(n);
+    for (auto& c : b) c = static_cast<uint8_t>(rng());
+    return b;
+}
+
+// One EVP pass (no padding) of the algorithm's OpenSSL cipher.
+Bytes evp(const char* name, bool enc, const Bytes& key, const uint8_t* iv, const Bytes& in) {
+    const EVP_CIPHER* c = EVP_get_cipherbyname(name);
+    EXPECT_NE(nullptr, c) << name;
+    Bytes out(in.size() + 32);
+    if (!c) return out;
+    EVP_CIPHER_CTX* x = EVP_CIPHER_CTX_new();
+    int l1 = 0, l2 = 0;
+    EXPECT_EQ(1, EVP_CipherInit_ex(x, c, nullptr, key.data(), iv, enc ? 1 : 0)) << name;
+    EXPECT_EQ(1, EVP_CIPHER_CTX_set_padding(x, 0));
+    EXPECT_EQ(1, EVP_CipherUpdate(x, out.data(), &l1, in.data(), int(in.size()))) << name;
+    EXPECT_EQ(1, EVP_CipherFinal_ex(x, out.data() + l1, &l2)) << name;
+    EVP_CIPHER_CTX_free(x);
+    out.resize(size_t(l1 + l2));
+    return out;
+}
+
+// The algorithms the generic path serves here: AES under aes=generic, and every
+// Cipher::Block row of the catalogue in `mode`.
+struct Case {
+    const bc::Algorithm* alg;
+    bool aes_generic;
+};
+std::vector<Case> cases(bc::Mode mode) {
+    std::vector<Case> v;
+    for (size_t i = 0; const bc::Algorithm* a = bc::algorithm_at(i); ++i) {
+        if (a->mode != mode || a->block == nullptr) continue;
+        if (a->cipher == bc::Cipher::AES && (mode == bc::Mode::XTS || a->key_size != 24)) v.push_back({a, true});
+        if (a->cipher == bc::Cipher::Block) v.push_back({a, false});
+    }
+    return v;
+}
+
+#if defined(BC_HAVE_CUDA)
+struct Env {
+    std::unique_ptr<bc::Backend> be;
+    bc::KeyMaterial km;
+    std::unique_ptr<bc::BackendKey> bk;
+    Bytes key;
+};
+
+Env make_env(const Case& c, std::mt19937& rng) {
+    Env e;
+    bc::ContextOptions opt;
+    opt.aes_generic = c.aes_generic;
+    bc::Status s = bc::make_cuda_backend(0, opt, &e.be);
+    EXPECT_TRUE(s.is_ok()) << s.detail;
+    e.km.alg = c.alg;
+    e.key = random_bytes(c.alg->key_size, rng);
+    e.km.raw = bc::SecureBytes(e.key.data(), e.key.size());
+    EXPECT_TRUE(e.be->supports(*c.alg)) << c.alg->name;
+    s = e.be->prepare_key(e.km, &e.bk);
+    EXPECT_TRUE(s.is_ok()) << c.alg->name << ": " << s.detail;
+    return e;
+}
+
+// Runs op with the data in host or device memory, in place or not, `mis` bytes
+// into the allocation (misalignment).
+Bytes run_cipher(Env& e, bc::CipherOp op, const Bytes& in, bool device, bool in_place, size_t mis) {
+    Bytes out(in.size());
+    if (!device) {
+        Bytes bin(in.size() + mis), bout(in.size() + mis + 3);
+        std::memcpy(bin.data() + mis, in.data(), in.size());
+        op.in = bin.data() + mis;
+        op.out = in_place ? bin.data() + mis : bout.data() + mis + 3;
+        op.len = in.size();
+        op.memory = BC_MEMORY_HOST;
+        bc::Status s = e.be->cipher(e.km, *e.bk, op);
+        EXPECT_TRUE(s.is_ok()) << s.detail;
+        std::memcpy(out.data(), op.out, in.size());
+        return out;
+    }
+    uint8_t *din = nullptr, *dout = nullptr;
+    EXPECT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&din), in.size() + mis + 16));
+    EXPECT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&dout), in.size() + mis + 16));
+    if (!din || !dout) return out;
+    cudaMemcpy(din + mis, in.data(), in.size(), cudaMemcpyHostToDevice);
+    op.in = din + mis;
+    op.out = in_place ? din + mis : dout + mis;
+    op.len = in.size();
+    op.memory = BC_MEMORY_DEVICE;
+    bc::Status s = e.be->cipher(e.km, *e.bk, op);
+    EXPECT_TRUE(s.is_ok()) << s.detail;
+    cudaMemcpy(out.data(), op.out, in.size(), cudaMemcpyDeviceToHost);
+    cudaFree(din);
+    cudaFree(dout);
+    return out;
+}
+#endif
+
+// Lengths in blocks around an item (32), a group (1024) and the pipeline's chunks.
+const size_t kBlocks[] = {1, 2, 31, 32, 33, 1023, 1024, 1025, 4097, 70001};
+
+}  // namespace
+
+// Every block cipher of the catalogue has a row of generic kernels that agrees with
+// its descriptor. No device needed.
+TEST(CudaBlock, EveryBlockCipherHasKernels) {
+#if !defined(BC_HAVE_CUDA)
+    GTEST_SKIP() << "skipped: built without CUDA";
+#else
+    size_t n = 0;
+    for (size_t i = 0; const bc::BlockCipher* c = bc::block_cipher_at(i); ++i, ++n) {
+        const bc::cuda::BlockKernels* k = bc::cuda::find_block_kernels(c->name);
+        ASSERT_NE(nullptr, k) << c->name;
+        EXPECT_EQ(c->block_bytes, k->block_bytes) << c->name;
+        EXPECT_EQ(c->ks_words, k->ks_words) << c->name;
+        EXPECT_EQ(c->batch_blocks, k->batch) << c->name;
+        EXPECT_EQ(c->block_bytes == 16, k->xts != nullptr) << c->name;
+    }
+    EXPECT_GE(n, 1u);
+    EXPECT_NE(nullptr, bc::cuda::find_block_kernels("AES"));
+    EXPECT_EQ(nullptr, bc::cuda::find_block_kernels("no-such-cipher"));
+#endif
+}
+
+#if defined(BC_HAVE_CUDA)
+
+TEST(CudaBlock, EcbMatchesOpenSsl) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(11);
+    for (const Case& c : cases(bc::Mode::ECB)) {
+        Env e = make_env(c, rng);
+        const size_t bb = c.alg->block_size;
+        for (size_t nb : kBlocks)
+            for (int mem = 0; mem < 4; ++mem) {
+                const bool device = mem & 1, in_place = mem & 2;
+                Bytes pt = random_bytes(bb * nb, rng);
+                Bytes ct = evp(c.alg->openssl_name, true, e.key, nullptr, pt);
+                bc::CipherOp op;
+                op.dir = bc::Dir::Encrypt;
+                ASSERT_EQ(ct, run_cipher(e, op, pt, device, in_place, nb % 4))
+                    << c.alg->name << " enc nb=" << nb << " mem=" << mem;
+                op.dir = bc::Dir::Decrypt;
+                ASSERT_EQ(pt, run_cipher(e, op, ct, device, in_place, (nb + 1) % 4))
+                    << c.alg->name << " dec nb=" << nb << " mem=" << mem;
+            }
+    }
+}
+
+TEST(CudaBlock, CbcMatchesOpenSsl) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(12);
+    for (const Case& c : cases(bc::Mode::CBC)) {
+        Env e = make_env(c, rng);
+        const size_t bb = c.alg->block_size;
+        for (size_t nb : kBlocks)
+            for (int mem = 0; mem < 4; ++mem) {
+                const bool device = mem & 1, in_place = mem & 2;
+                Bytes pt = random_bytes(bb * nb, rng), iv = random_bytes(bb, rng);
+                Bytes ct = evp(c.alg->openssl_name, true, e.key, iv.data(), pt);
+                bc::CipherOp op;
+                op.iv = iv.data();
+                op.iv_len = bb;
+                op.dir = bc::Dir::Decrypt;
+                ASSERT_EQ(pt, run_cipher(e, op, ct, device, in_place, nb % 4))
+                    << c.alg->name << " dec nb=" << nb << " mem=" << mem;
+                op.dir = bc::Dir::Encrypt;
+                ASSERT_EQ(ct, run_cipher(e, op, pt, device, in_place, 1))
+                    << c.alg->name << " enc nb=" << nb << " mem=" << mem;
+            }
+    }
+}
+
+// CTR at keystream offsets that start inside a block, odd lengths, and a counter whose
+// low 64 bits carry into the high 64 inside the job.
+TEST(CudaBlock, CtrMatchesOpenSslAtOffsets) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(13);
+    for (const Case& c : cases(bc::Mode::CTR)) {
+        Env e = make_env(c, rng);
+        const size_t bb = c.alg->block_size;
+        const size_t lens[] = {1, 15, 16, 17, 511, 512, 513, 16 * 1024 + 7, 16 * 33 * 1024 + 5, 1000003};
+        const uint64_t offsets[] = {0, 1, 15, 16, 4096 + 3, 16 * 1024 * 5 + 9};
+        int it = 0;
+        for (size_t len : lens)
+            for (uint64_t off : offsets) {
+                const int mem = it++ % 4;
+                const bool device = mem & 1, in_place = mem & 2;
+                Bytes ctr = random_bytes(bb, rng), data = random_bytes(len, rng);
+                if (it % 3 == 0)  // low 64 bits near the top: the carry into the high half
+                    for (size_t q = bb - 8; q < bb - 1; ++q) ctr[q] = 0xff;
+                // the reference: OpenSSL's keystream from the counter over off + len bytes
+                Bytes zeros(off + len, 0);
+                Bytes ks = evp(c.alg->openssl_name, true, e.key, ctr.data(), zeros);
+                Bytes want(len);
+                for (size_t i = 0; i < len; ++i) want[i] = data[i] ^ ks[off + i];
+                bc::CipherOp op;
+                op.iv = ctr.data();
+                op.iv_len = bb;
+                op.offset = off;
+                op.dir = bc::Dir::Encrypt;
+                ASSERT_EQ(want, run_cipher(e, op, data, device, in_place, len % 4))
+                    << c.alg->name << " len=" << len << " off=" << off << " mem=" << mem;
+            }
+    }
+}
+
+// XTS over several data units, whole blocks and ciphertext stealing, units smaller
+// and larger than a group of 1024 blocks (both item layouts), a short last unit.
+TEST(CudaBlock, XtsManyUnitsMatchesReference) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(14);
+    struct Shape {
+        size_t len, unit;
+    };
+    const Shape shapes[] = {{16, 0},           {17, 0},          {512, 512},        {4096 * 9, 512},
+                            {4096 * 9 + 100, 4096}, {4096 * 33, 4096}, {16 * 70001 + 5, 0}, {520 * 7, 520},
+                            {16 * 1025, 0},    {16384 * 5 + 16 * 3 + 7, 16384}, {16 * 8192 * 3, 16 * 8192},
+                            {16 * 9000 * 2 + 48, 16 * 9000}};
+    for (const Case& c : cases(bc::Mode::XTS)) {
+        Env e = make_env(c, rng);
+        const size_t half = e.key.size() / 2;
+        bc::HostBlockSchedule h1, h2;
+        ASSERT_TRUE(h1.expand(c.alg->block, e.key.data(), half));
+        ASSERT_TRUE(h2.expand(c.alg->block, e.key.data() + half, half));
+        for (const auto& sh : shapes)
+            for (int mem = 0; mem < 4; ++mem) {
+                Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
+                const size_t unit = sh.unit ? sh.unit : sh.len;
+                for (size_t off = 0, u = 0; off < sh.len; off += unit, ++u) {
+                    uint8_t t[16];
+                    std::memcpy(t, tw.data(), 16);
+                    bc::add_le128(t, u);
+                    const size_t l = std::min(unit, sh.len - off);
+                    if (c.alg->openssl_name) {
+                        Bytes piece(pt.begin() + off, pt.begin() + off + l);
+                        Bytes r = evp(c.alg->openssl_name, true, e.key, t, piece);
+                        std::memcpy(want.data() + off, r.data(), l);
+                    } else {
+                        ASSERT_TRUE(bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off,
+                                                       want.data() + off, l));
+                    }
+                }
+                bc::CipherOp op;
+                op.iv = tw.data();
+                op.iv_len = 16;
+                op.data_unit = sh.unit;
+                op.dir = bc::Dir::Encrypt;
+                ASSERT_EQ(want, run_cipher(e, op, pt, mem & 1, mem & 2, mem))
+                    << c.alg->name << " len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
+                op.dir = bc::Dir::Decrypt;
+                ASSERT_EQ(pt, run_cipher(e, op, want, mem & 1, mem & 2, 3 - mem))
+                    << c.alg->name << " dec len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
+            }
+    }
+}
+
+// The generic path reports AES as generic only when asked: the default AES keys stay
+// on AES's own kernels, and GCM never leaves them.
+TEST(CudaBlock, AesGenericIsAnOption) {
+    REQUIRE_CUDA();
+    std::unique_ptr<bc::Backend> plain, generic;
+    bc::ContextOptions opt;
+    ASSERT_TRUE(bc::make_cuda_backend(0, opt, &plain).is_ok());
+    opt.aes_generic = true;
+    ASSERT_TRUE(bc::make_cuda_backend(0, opt, &generic).is_ok());
+    EXPECT_NE(std::string::npos, generic->device_name().find("aes=generic"));
+    EXPECT_EQ(std::string::npos, plain->device_name().find("aes=generic"));
+    for (const char* name : {"aes-128-gcm", "aes-256-ctr", "aes-128-xts"}) {
+        const bc::Algorithm* a = bc::find_algorithm(name);
+        ASSERT_NE(nullptr, a);
+        EXPECT_TRUE(generic->supports(*a)) << name;
+    }
+}
+
+// Registers and local memory (spills) of every generic kernel, per cipher; a kernel
+// that needs local memory is reported, one that cannot be queried fails.
+TEST(CudaBlock, KernelResources) {
+    REQUIRE_CUDA();
+    for (size_t i = 0; const bc::cuda::BlockKernels* k = bc::cuda::block_kernels_at(i); ++i)
+        for (const char* what : {"ecb", "ecb-dec", "ctr", "ctr32", "cbc-dec", "xts", "xts-dec", "ecb-u", "ctr-u",
+                                 "cbc-dec-u", "xts-u"}) {
+            if (!k->xts && std::strncmp(what, "xts", 3) == 0) continue;
+            int regs = 0, local = 0;
+            ASSERT_EQ(cudaSuccess, k->resources(what, &regs, &local)) << k->name << " " << what;
+            EXPECT_GT(regs, 0);
+            std::printf("  %s %-10s %3d registers, %5d bytes local\n", k->name, what, regs, local);
+        }
+    int regs = 0, local = 0;
+    EXPECT_EQ(cudaErrorInvalidValue, bc::cuda::find_block_kernels("aes")->resources("nope", &regs, &local));
+}
+
+#endif  // BC_HAVE_CUDA

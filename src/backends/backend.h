@@ -17,6 +17,7 @@
 
 #include "bulkcrypt/bulkcrypt.h"
 #include "catalog/catalog.h"
+#include "tuning/tuning.h"
 #include "util/secure.h"
 #include "util/status.h"
 
@@ -30,7 +31,8 @@ struct ContextOptions {
     bool cpu_portable = false;        // cpu.impl=portable: bulkcrypt's own cores, not libcrypto
     bool aes_table = false;           // aes=table: the table-based GPU AES (not constant time)
     bool aes_generic = false;         // aes=generic: AES through the generic block-mode kernels
-    size_t chunk = 0;                 // 0 = backend default
+    size_t chunk = 0;                 // 0 = the tuning entry's (src/tuning)
+    tuning::Overrides tuning;         // depth=, cuda.aes_variant=, cuda.ghash=, cuda.pair_cc_waves=
 };
 
 // A key as the host holds it: raw bytes plus the algorithm. Backends derive

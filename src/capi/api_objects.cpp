@@ -127,8 +127,14 @@ Status parse_options(const char* text, ContextOptions* o) {
             o->aes_table = v == "table";
             o->aes_generic = v == "generic";
         }
-        else if (k == "chunk" && parse_size(v, &n) && n >= 64 && n % 64 == 0) o->chunk = n;
-        else return Status(BC_ERR_BAD_OPTION, "option '" + item + "' is unknown or has a bad value");
+        else if (k == "chunk" && parse_size(v, &n) && n >= 64 && n % 64 == 0) o->chunk = n, o->tuning.chunk = n;
+        else {
+            bool known = false;
+            std::string why;
+            if (!tuning::parse_option(k, v, &o->tuning, &known, &why))
+                return Status(BC_ERR_BAD_OPTION, "option '" + item + "': " + why);
+            if (!known) return Status(BC_ERR_BAD_OPTION, "option '" + item + "' is unknown or has a bad value");
+        }
     }
     return Status::ok();
 }

@@ -479,3 +479,126 @@ std::vector<Record> parse_estream(const std::string& rel) {
 }
 
 }  // namespace conf
+
+namespace conf {
+
+// ---- NTT Camellia (t_camelia.txt) ------------------------------------------------------------
+
+std::vector<Record> parse_ntt(const std::string& rel) {
+    std::vector<Record> out;
+    std::vector<std::string> lines;
+    if (!load_lines(rel, &lines)) return out;
+    static const std::regex line_re(R"(^([KPC]) No\.(\d+) : ([0-9A-Fa-f ]+)$)");
+    std::string key, key_no;
+    int key_line = 0;
+    Record cur;
+    std::string open_no;   // the number of the P line waiting for its C line
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string t = trim(lines[i]);
+        const int lineno = static_cast<int>(i + 1);
+        if (t.empty() || t[0] == '#') continue;
+        std::smatch m;
+        if (!std::regex_match(t, m, line_re)) {
+            harness_error(at(rel, i), "line is not 'K|P|C No.nnn : hex': '" + t.substr(0, 60) + "'");
+            continue;
+        }
+        const std::string kind = m[1].str(), no = m[2].str(), value = trim(m[3].str());
+        if (kind == "K") {
+            if (!open_no.empty()) harness_error(cur.where(), "P No." + open_no + " without its C line");
+            open_no.clear();
+            key = value;
+            key_no = no;
+            key_line = lineno;
+        } else if (kind == "P") {
+            if (!open_no.empty()) harness_error(cur.where(), "P No." + open_no + " without its C line");
+            if (key.empty()) {
+                harness_error(at(rel, i), "plaintext before the first key");
+                open_no.clear();
+                continue;
+            }
+            cur = Record(rel, lineno, "K No." + key_no);
+            cur.set("key", key, key_line);
+            cur.set("plaintext", value, lineno);
+            open_no = no;
+        } else {
+            if (open_no.empty() || no != open_no) {
+                harness_error(at(rel, i), "C No." + no + " does not follow P No." + no);
+                open_no.clear();
+                continue;
+            }
+            cur.set("ciphertext", value, lineno);
+            out.push_back(cur);
+            open_no.clear();
+        }
+    }
+    if (!open_no.empty()) harness_error(cur.where(), "P No." + open_no + " without its C line at the end");
+    return out;
+}
+
+// ---- OpenSSL evp_test cipher stanzas --------------------------------------------------------
+
+std::vector<Record> parse_evp(const std::string& rel) {
+    std::vector<Record> out;
+    std::vector<std::string> lines;
+    if (!load_lines(rel, &lines)) return out;
+    struct Pending {
+        std::string name, value;
+        int line;
+    };
+    std::string title;
+    std::vector<Pending> before;   // attributes of this stanza before its Cipher line
+    Record cur;
+    bool open = false;             // this stanza has its Cipher
+    int aad_count = 0;
+    auto end_stanza = [&]() {
+        if (open) out.push_back(cur);
+        else if (!before.empty())
+            harness_error(rel + ":" + std::to_string(before.front().line),
+                          "stanza without a 'Cipher' line (starts with '" + before.front().name + "')");
+        open = false;
+        before.clear();
+        aad_count = 0;
+    };
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string t = trim(lines[i]);
+        const int lineno = static_cast<int>(i + 1);
+        if (t.empty()) {
+            end_stanza();
+            continue;
+        }
+        if (t[0] == '#') continue;
+        const size_t eq = t.find('=');
+        if (eq == std::string::npos) {
+            harness_error(at(rel, i), "line is not 'Keyword = value': '" + t.substr(0, 60) + "'");
+            continue;
+        }
+        std::string name = trim(t.substr(0, eq));
+        const std::string value = trim(t.substr(eq + 1));
+        if (name.empty()) {
+            harness_error(at(rel, i), "empty keyword");
+            continue;
+        }
+        if (name == "Title") {
+            if (open) harness_error(at(rel, i), "Title inside a test stanza");
+            title = value;
+            continue;
+        }
+        if (name == "AAD" && ++aad_count > 1) name = "AAD." + std::to_string(aad_count);
+        if (name == "Cipher") {
+            if (open) {
+                harness_error(at(rel, i), "a second 'Cipher' in one stanza");
+                continue;
+            }
+            cur = Record(rel, lineno, title);
+            for (const Pending& p : before) cur.set(p.name, p.value, p.line);
+            before.clear();
+            open = true;
+        }
+        if (open) cur.set(name, value, lineno);
+        else before.push_back(Pending{name, value, lineno});
+    }
+    end_stanza();
+    return out;
+}
+
+}  // namespace conf

@@ -46,4 +46,23 @@ std::vector<Record> parse_cryptopp(const std::string& rel);
 // section() is "Set s, vector# n".
 std::vector<Record> parse_estream(const std::string& rel);
 
+// NTT's Camellia test file (t_camelia.txt, as pyca ships it): "K No.nnn : hex"
+// sets the key for the pairs that follow; each "P No.nnn : hex" line and the
+// "C No.nnn : hex" line with the same number make one record with attributes
+// key, plaintext and ciphertext (hex with spaces, as written). section() is
+// "K No.nnn". "#" lines are comments.
+std::vector<Record> parse_ntt(const std::string& rel);
+
+// OpenSSL's evp_test cipher files (test/recipes/30-test_evp_data/evpciph_*.txt):
+// stanzas of "Keyword = value" lines ended by a blank line, "#" comments. Every
+// stanza holding "Cipher = NAME" is one record with all its attributes under
+// their own names (Cipher, Key, IV, Plaintext, Ciphertext, AAD, Tag, Operation,
+// NextIV, Result, Availablein, FIPSversion, ... whatever the file gives);
+// attributes before Cipher in the stanza (Availablein, FIPSversion) belong to
+// it too. A repeated AAD (OpenSSL feeds each in turn) is stored as "AAD",
+// "AAD.2", "AAD.3", ... "Title = ..." labels the stanzas after it and is the
+// records' section(). A stanza with attributes but no Cipher, or a Title
+// after Cipher, is a harness error.
+std::vector<Record> parse_evp(const std::string& rel);
+
 }  // namespace conf

@@ -1,6 +1,7 @@
 #include "vector_cases.h"
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 
 #include "parsers.h"
@@ -13,6 +14,7 @@ const char* kWy = "wycheproof/testvectors_v1/";
 const char* kBotan = "botan/src/tests/data/";
 const char* kPyca = "pyca-cryptography/ciphers/";
 const char* kPyca2 = "pyca-cryptography-2b46371/ciphers/";
+const char* kOpenssl = "openssl/test/recipes/30-test_evp_data/";
 
 std::string base_name(const std::string& rel) {
     size_t s = rel.rfind('/');
@@ -144,8 +146,11 @@ std::vector<Case> wycheproof_xts(const std::vector<Record>& recs, const std::str
     return out;
 }
 
+// <cipher>_cbc_pkcs5_test.json (aes, camellia): the cipher is the file name's first word.
 std::vector<Case> wycheproof_cbc(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
+    const std::string file = base_name(rel);
+    const std::string cipher = file.substr(0, file.find('_'));
     for (Record r : recs) {
         Case c;
         c.source = "wycheproof " + base_name(rel);
@@ -157,7 +162,7 @@ std::vector<Case> wycheproof_cbc(const std::vector<Record>& recs, const std::str
         const std::string result = r.str("result"), flags = r.str("flags"), comment = r.str("comment");
         expect_eq(r, "keySize", key_bits, c.key.size() * 8);
         expect_eq(r, "ivSize", iv_bits, c.iv.size() * 8);
-        c.alg = "aes-" + aes_bits(c.key.size()) + "-cbc";
+        c.alg = cipher + "-" + std::to_string(c.key.size() * 8) + "-cbc";
         c.flags = BC_FLAG_PAD_PKCS7;
         c.id = r.where() + " [" + flags + (comment.empty() ? "" : "; " + comment) + "]";
         if (result == "valid") {
@@ -178,9 +183,11 @@ std::vector<Case> wycheproof_cbc(const std::vector<Record>& recs, const std::str
 
 std::string botan_id(const Record& r) { return r.where() + " [" + r.section() + "]"; }
 
-std::vector<Case> botan_aes_ecb(const std::vector<Record>& recs, const std::string& rel) {
+// block/<cipher>.vec: sections "[<Cipher>-<bits>]" (AES-128, Camellia-256), plain
+// ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb".
+std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
-    static const std::regex sec(R"(^AES-(128|192|256)$)");
+    static const std::regex sec(R"(^([A-Za-z][A-Za-z0-9]*)-(128|192|256)$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + base_name(rel);
@@ -189,12 +196,15 @@ std::vector<Case> botan_aes_ecb(const std::vector<Record>& recs, const std::stri
         c.pt = r.hex("In");
         c.ct = r.hex("Out");
         std::smatch m;
+        bc_algorithm_info info;
         if (std::regex_match(r.section(), m, sec)) {
-            c.alg = "aes-" + m[1].str() + "-ecb";
-            expect_eq(r, "key bits of section " + r.section(), c.key.size() * 8, std::stoul(m[1].str()));
+            c.alg = lower(m[1].str()) + "-" + m[2].str() + "-ecb";
+            expect_eq(r, "key bits of section " + r.section(), c.key.size() * 8, std::stoul(m[2].str()));
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
+                c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
         } else {
             c.alg = r.section();
-            c.skip = "section [" + r.section() + "] is not an AES cipher";
+            c.skip = "section [" + r.section() + "] is not a '<cipher>-<key bits>' block cipher section";
         }
         r.check_all_read();
         out.push_back(c);
@@ -659,6 +669,206 @@ std::vector<Case> estream_salsa(const std::vector<Record>& recs, const std::stri
     return out;
 }
 
+// ---- NTT Camellia ------------------------------------------------------------------------------
+
+// camellia-<bits>-ecb.txt: the file name is the catalogue name.
+std::vector<Case> ntt_ecb(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    const std::string file = base_name(rel);
+    const std::string alg = file.substr(0, file.rfind('.'));
+    bc_algorithm_info info;
+    const bool known = bc_algorithm_query(alg.c_str(), &info) == BC_OK;
+    for (Record r : recs) {
+        Case c;
+        c.source = "ntt " + file;
+        c.id = r.where() + " [" + r.section() + "]";
+        c.alg = alg;
+        c.key = r.hex("key", true);
+        c.pt = r.hex("plaintext", true);
+        c.ct = r.hex("ciphertext", true);
+        expect_eq(r, "plaintext bytes", c.pt.size(), 16);
+        expect_eq(r, "ciphertext bytes", c.ct.size(), 16);
+        if (known) expect_eq(r, "key bytes of " + alg, c.key.size(), info.key_size);
+        else c.skip = "'" + alg + "' is not in bulkcrypt's catalogue";
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// ---- OpenSSL evp_test cipher files -------------------------------------------------------------
+
+// The catalogue's names, for telling "no such mode" from "no such cipher".
+const std::vector<std::string>& catalogue_names() {
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> n;
+        for (size_t i = 0; const char* a = bc_algorithm_name(i); ++i) n.push_back(lower(a));
+        return n;
+    }();
+    return names;
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// OpenSSL's mode suffixes that bulkcrypt has no counterpart of, spelled out for the reason.
+std::string mode_words(const std::string& m) {
+    if (m == "cfb") return "CFB (full-block cipher feedback)";
+    if (m == "cfb1") return "CFB1 (1-bit cipher feedback)";
+    if (m == "cfb8") return "CFB8 (8-bit cipher feedback)";
+    if (m == "ofb") return "OFB (output feedback)";
+    if (m == "ccm") return "CCM";
+    if (m == "ocb") return "OCB";
+    if (m == "siv" || m == "gcm-siv") return "SIV";
+    return lower(m) == m ? "'" + m + "'" : m;
+}
+
+// Why an OpenSSL cipher name (lowercased) is not in the catalogue: its mode, its
+// cipher, or only this combination. Worked out from the catalogue's own names,
+// so a cipher or mode added later stops being skipped without a change here.
+std::string why_not_in_catalogue(const std::string& name) {
+    const auto& names = catalogue_names();
+    const size_t dash = name.rfind('-');
+    if (dash != std::string::npos) {
+        const std::string mode = name.substr(dash + 1);
+        const bool mode_known = std::any_of(names.begin(), names.end(),
+                                            [&](const std::string& n) { return ends_with(n, "-" + mode); });
+        if (!mode_known && !std::isdigit(static_cast<unsigned char>(mode[0])))
+            return "'" + name + "': bulkcrypt has no " + mode_words(mode) + " mode (no catalogue name ends in -" +
+                   mode + ")";
+    }
+    // The cipher: the name up to its key size or mode ("camellia-128-cfb8" -> camellia).
+    static const std::regex cipher_re(R"(^([a-z0-9]+?)(?:-\d+)?(?:-[a-z0-9]+)?$)");
+    std::smatch m;
+    std::string cipher = std::regex_match(name, m, cipher_re) ? m[1].str() : name;
+    const bool cipher_known = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+        return n == cipher || starts_with(n, cipher + "-");
+    });
+    if (!cipher_known) return "'" + name + "': cipher '" + cipher + "' is not in bulkcrypt's catalogue";
+    return "'" + name + "' is not in bulkcrypt's catalogue (it has the cipher and the mode, not this combination)";
+}
+
+// The 128-bit (or block-sized) big-endian counter of a CTR IV plus n blocks.
+Bytes counter_plus(Bytes iv, uint64_t n) {
+    unsigned carry = 0;
+    for (size_t i = iv.size(); i-- > 0;) {
+        const unsigned add = iv.size() - 1 - i < 8 ? static_cast<unsigned>((n >> (8 * (iv.size() - 1 - i))) & 0xff) : 0;
+        const unsigned v = iv[i] + add + carry;
+        iv[i] = static_cast<uint8_t>(v);
+        carry = v >> 8;
+    }
+    return iv;
+}
+
+// One loader for every evpciph_*.txt file: the cipher name, lowercased, is the
+// catalogue's name where the catalogue has it (bc_algorithm_query); everything
+// else is read and skipped with the reason. Conventions: no padding (Plaintext
+// and Ciphertext have one length); without Operation both directions; CTR's IV
+// is the whole initial counter block; XTS's Key is key1 || key2, IV the tweak;
+// AEAD Ciphertext excludes the Tag.
+std::vector<Case> openssl_evp(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    const std::string file = base_name(rel);
+    for (Record r : recs) {
+        Case c;
+        c.source = "openssl " + file;
+        const std::string cipher = r.str("Cipher");
+        const std::string name = lower(cipher);
+        c.id = r.where() + " [" + cipher + (r.section().empty() ? "" : "; " + r.section()) + "]";
+        // Provider gates: "default" and "legacy" are where OpenSSL 3 keeps the
+        // cipher (no bearing on the values); "fips" stanzas test the FIPS
+        // provider's own refusals and indicators.
+        const std::string avail = r.has("Availablein") ? r.str("Availablein") : "";
+        const std::string fips_version = r.has("FIPSversion") ? r.str("FIPSversion") : "";
+        if (!avail.empty() && avail != "default" && avail != "legacy" && avail != "fips")
+            harness_error(r.where(), "Availablein = " + avail);
+        c.key = r.hex("Key");
+        c.iv = r.hex_or("IV", {});
+        c.pt = r.hex("Plaintext");
+        c.ct = r.hex("Ciphertext");
+        Bytes aad;
+        bool has_aad = false;
+        for (int i = 1; r.has(i == 1 ? "AAD" : "AAD." + std::to_string(i)); ++i) {
+            aad = concat(aad, r.hex(i == 1 ? "AAD" : "AAD." + std::to_string(i)));
+            has_aad = true;
+        }
+        const bool has_tag = r.has("Tag");
+        const Bytes tag = r.hex_or("Tag", {});
+        const std::string op = r.has("Operation") ? r.str("Operation") : "";
+        if (!op.empty() && op != "ENCRYPT" && op != "DECRYPT") harness_error(r.where(), "Operation = " + op);
+        const bool has_next_iv = r.has("NextIV");
+        const Bytes next_iv = r.hex_or("NextIV", {});
+        const std::string result = r.has("Result") ? r.str("Result") : "";
+        // Harness settings of evp_test that change nothing in the values:
+        // SetTagLate (when the tag reaches OpenSSL), Unapproved and CtrlInit
+        // (FIPS indicator checks).
+        if (r.has("SetTagLate") && r.str("SetTagLate") != "TRUE" && r.str("SetTagLate") != "FALSE")
+            harness_error(r.where(), "SetTagLate = " + r.str("SetTagLate"));
+        if (r.has("Unapproved")) r.str("Unapproved");
+        if (r.has("CtrlInit")) r.str("CtrlInit");
+        const std::string xts_standard = r.has("XTSStandard") ? r.str("XTSStandard") : "";
+        if (c.pt.size() != c.ct.size())
+            harness_error(r.where(), "Plaintext and Ciphertext lengths differ (evp_test runs without padding)");
+        r.check_all_read();
+
+        bc_algorithm_info info;
+        if (bc_algorithm_query(name.c_str(), &info) != BC_OK) {
+            c.alg = name;
+            c.skip = why_not_in_catalogue(name);
+            out.push_back(c);
+            continue;
+        }
+        c.alg = info.name;
+        c.encrypt = op != "DECRYPT";
+        c.decrypt = op != "ENCRYPT";
+        const bool aead = info.kind == BC_KIND_AEAD;
+        if (aead) {
+            c.type = CaseType::Aead;
+            c.aad = aad;
+            c.tag = tag;
+            if (!has_tag) harness_error(r.where(), "AEAD stanza without a Tag");
+        } else if (has_aad || has_tag) {
+            harness_error(r.where(), "AAD or Tag on '" + c.alg + "', which is not an AEAD");
+        }
+        // NextIV, the chaining value after the call, as the mode defines it.
+        if (has_next_iv) {
+            if (ends_with(c.alg, "-cbc")) {
+                const size_t b = info.block_size;
+                if (c.ct.size() >= b && next_iv != Bytes(c.ct.end() - static_cast<std::ptrdiff_t>(b), c.ct.end()))
+                    harness_error(r.where(), "CBC NextIV is not the last ciphertext block");
+            } else if (ends_with(c.alg, "-ctr")) {
+                const uint64_t blocks = (c.pt.size() + info.block_size - 1) / info.block_size;
+                if (next_iv != counter_plus(c.iv, blocks))
+                    harness_error(r.where(), "CTR NextIV is not the IV plus the blocks used");
+            } else {
+                harness_error(r.where(), "NextIV on '" + c.alg + "': the suite knows its meaning only for CBC and CTR");
+            }
+        }
+        if (avail == "fips") {
+            c.skip = "applies only to OpenSSL's FIPS provider" + (fips_version.empty() ? "" : " " + fips_version) +
+                     (result.empty() ? "" : " (Result = " + result + ")");
+        } else if (!xts_standard.empty() && xts_standard != "IEEE") {
+            c.skip = "XTSStandard = " + xts_standard + ": the GB/T 17964 tweak order; bulkcrypt's XTS is IEEE 1619";
+        } else if (result == "CIPHERFINAL_ERROR" && aead && !c.encrypt) {
+            c.expect = Expect::AuthFailed;
+        } else if (result == "INVALID_IV_LENGTH" && aead) {
+            c.expect = Expect::IvSize;
+        } else if (!result.empty()) {
+            c.skip = "OpenSSL expects Result = " + result + " on '" + c.alg + "'" +
+                     (result == "KEY_SET_ERROR" ? " (XTS with key1 = key2, which OpenSSL refuses)" : "") +
+                     "; the suite has no matching negative case for it";
+        }
+        if (!aead && c.skip.empty() && ends_with(c.alg, "-ctr") && info.block_size == 16 &&
+            counter_wraps(be128(c.iv), 128, 0, c.pt.size(), 16)) {
+            c.expect = Expect::CounterOverflow;
+            c.id += kWrapNote;
+        }
+        out.push_back(c);
+    }
+    return out;
+}
+
 }  // namespace
 
 const std::vector<VectorFile>& vector_files() {
@@ -668,7 +878,9 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kWy) + "aes_cbc_pkcs5_test.json", 216, "wycheproof"},
         {std::string(kWy) + "chacha20_poly1305_test.json", 325, "wycheproof"},
         {std::string(kWy) + "xchacha20_poly1305_test.json", 315, "wycheproof"},
+        {std::string(kWy) + "camellia_cbc_pkcs5_test.json", 216, "wycheproof"},
         {std::string(kBotan) + "block/aes.vec", 1353, "botan"},
+        {std::string(kBotan) + "block/camellia.vec", 17, "botan"},
         {std::string(kBotan) + "modes/cbc.vec", 329, "botan"},
         {std::string(kBotan) + "modes/ctr.vec", 2, "botan"},
         {std::string(kBotan) + "stream/ctr.vec", 821, "botan"},
@@ -686,6 +898,10 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kPyca) + "ChaCha20Poly1305/openssl.txt", 5, "nist"},
         {std::string(kPyca2) + "ChaCha20/rfc7539.txt", 3, "nist"},
         {std::string(kPyca2) + "ChaCha20/counter-overflow.txt", 10, "nist"},
+        {std::string(kPyca) + "Camellia/camellia-128-ecb.txt", 1280, "ntt"},
+        {std::string(kPyca) + "Camellia/camellia-192-ecb.txt", 1280, "ntt"},
+        {std::string(kPyca) + "Camellia/camellia-256-ecb.txt", 1280, "ntt"},
+        {std::string(kOpenssl) + "evpciph_camellia.txt", 87, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
         {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
     };
@@ -702,6 +918,7 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
         const std::string alg = name == "aes_gcm_test.json"              ? "AES-GCM"
                                 : name == "aes_xts_test.json"            ? "AES-XTS"
                                 : name == "aes_cbc_pkcs5_test.json"      ? "AES-CBC-PKCS5"
+                                : name == "camellia_cbc_pkcs5_test.json" ? "CAMELLIA-CBC-PKCS5"
                                 : name == "chacha20_poly1305_test.json"  ? "CHACHA20-POLY1305"
                                                                          : "XCHACHA20-POLY1305";
         recs = parse_wycheproof(rel, alg, aead ? "aead_test_schema_v1.json" : "ind_cpa_test_schema_v1.json");
@@ -711,6 +928,10 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
         recs = parse_nist(rel);
     } else if (fmt == "cryptopp") {
         recs = parse_cryptopp(rel);
+    } else if (fmt == "ntt") {
+        recs = parse_ntt(rel);
+    } else if (fmt == "evp") {
+        recs = parse_evp(rel);
     } else {
         recs = parse_estream(rel);
     }
@@ -721,11 +942,11 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
 
     if (fmt == "wycheproof") {
         if (name == "aes_xts_test.json") return wycheproof_xts(recs, rel);
-        if (name == "aes_cbc_pkcs5_test.json") return wycheproof_cbc(recs, rel);
+        if (ends_with(name, "_cbc_pkcs5_test.json")) return wycheproof_cbc(recs, rel);
         return wycheproof_aead(recs, rel);
     }
     if (fmt == "botan") {
-        if (name == "aes.vec") return botan_aes_ecb(recs, rel);
+        if (rel.find("/data/block/") != std::string::npos) return botan_block_ecb(recs, rel);
         if (name == "cbc.vec") return botan_cbc(recs, rel);
         if (name == "ctr.vec") return botan_ctr(recs, rel);
         if (name == "xts.vec") return botan_xts(recs, rel);
@@ -740,6 +961,8 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
         if (name == "openssl.txt") return pyca_chachapoly(recs, rel);
         return pyca_chacha(recs, rel, rel.rfind(kPyca2, 0) == 0);
     }
+    if (fmt == "ntt") return ntt_ecb(recs, rel);
+    if (fmt == "evp") return openssl_evp(recs, rel);
     if (fmt == "cryptopp") return cryptopp_salsa(recs, rel);
     return estream_salsa(recs, rel);
 }

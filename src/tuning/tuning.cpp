@@ -108,6 +108,10 @@ const Tuning& select_tuning(const DeviceTraits& dev, const Algorithm& alg) {
     return select(dev, family_of(alg), mode_name(alg.mode));
 }
 
+const Tuning& select_tuning(const DeviceTraits& dev, const char* family, const char* mode) {
+    return select(dev, family ? family : "generic", mode ? mode : "*");
+}
+
 const Tuning& select_tuning(const DeviceTraits& dev) { return select(dev, "generic", "*"); }
 
 Tuning apply_overrides(const Tuning& t, const Overrides& o) {

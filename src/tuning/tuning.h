@@ -113,7 +113,9 @@ const Tuning* default_table(size_t* count);
 // naming the device beats a fallback, a named family beats "generic", a named mode beats
 // "*". Never fails: the table ends in fallbacks for every device kind.
 const Tuning& select_tuning(const DeviceTraits& dev, const Algorithm& alg);
-// The same for work that is not one algorithm's (staging, the engine's split).
+// The same by family and mode name ("aes", "*"), and for work that is not one algorithm's
+// (staging, the engine's split: "generic", "*").
+const Tuning& select_tuning(const DeviceTraits& dev, const char* family, const char* mode);
 const Tuning& select_tuning(const DeviceTraits& dev);
 
 // The entry with the context's overrides applied.

@@ -363,7 +363,6 @@ __global__ void __launch_bounds__(kThreads) k_ctr(DevAesKey k, DevAesTables t, C
 // block j is tile * 512 + k + 16 j, so every 8-byte access of the warp covers 256
 // contiguous bytes. Aligned data only (launch_ctr, launch_ecb), any length.
 constexpr int kPairTile = 512;
-constexpr int kPairBlocksPerSm = 16;
 constexpr int kPairResidentPerSm = 4;  // blocks of kThreads at 128 registers (__launch_bounds__)
 
 // Half a block (8 bytes) at pos; kGuard as for load_block.
@@ -1121,61 +1120,45 @@ bool aligned16(const void* p) { return ((uintptr_t)p & 15u) == 0; }
 // ---------------------------------------------------------------- variants
 
 namespace {
-std::atomic<int> g_bs_variant{-2};  // -2: not decided yet; -1: default
+std::atomic<int> g_bs_variant{-1};  // -1: the launch shape's
 std::atomic<bool> g_pair_cc_always{false};
 std::atomic<bool> g_cbc_reload{false};
 
-// pair-cc's grid in waves of 4 blocks per SM, each warp taking its tiles in a row. One wave
-// measured best (H100, 1 GiB: 447 GB/s against 421 with 4 waves, 2026-11-23). Experiment
-// knob: BULKCRYPT_CUDA_PAIR_CC_WAVES=1..8, default 1.
-int pair_cc_waves() {
-    static const int w = [] {
-        const char* e = std::getenv("BULKCRYPT_CUDA_PAIR_CC_WAVES");
-        const int v = e ? std::atoi(e) : 1;
-        return v >= 1 && v <= 8 ? v : 1;
-    }();
-    return w;
+// The hook's variant, else the launch shape's (the tuning entry's or the context's).
+int variant_of(const LaunchShape& sh) {
+    const int v = g_bs_variant.load();
+    if (v >= 0) return v;
+    return sh.aes_variant >= 0 && sh.aes_variant < kAesBsVariants ? sh.aes_variant : kAesBsDefaultVariant;
 }
 
-int default_bs_variant() {
-    static const int v = [] {
-        const char* e = std::getenv("BULKCRYPT_CUDA_AES_BS");
-        if (e) {
-            for (int i = 0; i < kAesBsVariants; ++i)
-                if (std::strcmp(e, aes_bs_variant_name(i)) == 0) return i;
-            if (e[0] >= '0' && e[0] < '0' + kAesBsVariants && e[1] == 0) return e[0] - '0';
-        }
-        return kAesBsDefaultVariant;
-    }();
-    return v;
-}
-
-DevAesKey with_variant(const DevAesKey& k) {
+DevAesKey with_variant(const DevAesKey& k, const LaunchShape& sh) {
     DevAesKey c = k;
-    c.bs_variant = aes_bs_variant();
+    c.bs_variant = variant_of(sh);
     return c;
+}
+
+// pair-cc's grid in waves of kPairResidentPerSm blocks per SM, each warp taking its tiles in a
+// row; the tuning entry says how many waves (H100: one, src/tuning/defaults.cpp).
+int pair_cc_waves(const LaunchShape& sh) {
+    return sh.pair_cc_waves >= 1 && sh.pair_cc_waves <= tuning::kMaxPairCcWaves ? sh.pair_cc_waves : 1;
 }
 }  // namespace
 
 void set_pair_cc_always(bool on) { g_pair_cc_always.store(on); }
 void set_cbc_reload_chain(bool on) { g_cbc_reload.store(on); }
 void set_aes_bs_variant(int v) { g_bs_variant.store(v >= 0 && v < kAesBsVariants ? v : -1); }
-int aes_bs_variant() {
-    const int v = g_bs_variant.load();
-    return v >= 0 ? v : default_bs_variant();
-}
-const char* aes_bs_variant_name(int v) {
-    switch (v) {
-        case 0: return "plain";
-        case 1: return "fk";
-        case 2: return "fk-cs";
-        case 3: return "cl";
-        case 4: return "cle";
-        case 5: return "pair";
-        case 6: return "pair-cc";
-        case 7: return "pair-dec";
-        default: return "?";
-    }
+int aes_bs_variant() { return variant_of(LaunchShape()); }
+const char* aes_bs_variant_name(int v) { return tuning::aes_variant_name(v); }
+
+LaunchShape launch_shape(const tuning::Tuning& aes, int sms) {
+    LaunchShape sh;
+    sh.sms = sms > 0 ? sms : 1;
+    if (aes.kernel.blocks_per_sm > 0) sh.blocks_per_sm = aes.kernel.blocks_per_sm;
+    if (aes.pair.blocks_per_sm > 0) sh.pair_blocks_per_sm = aes.pair.blocks_per_sm;
+    if (aes.pair.variant > 0) sh.pair_cc_waves = aes.pair.variant;
+    sh.aes_variant = aes.kernel.variant;
+    sh.ghash_variant = aes.ghash.variant;
+    return sh;
 }
 
 cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes) {
@@ -1207,9 +1190,9 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
     return cudaSuccess;
 }
 
-// Blocks resident per SM that the grids aim for (registers limit the bitsliced
-// kernels to about 2 blocks of 128 threads; the table kernels to a few more).
-static constexpr int kBlocksPerSm = 8;
+// The grids aim for LaunchShape::blocks_per_sm blocks per SM (the tuning entry's; registers
+// limit the bitsliced kernels to about 2 resident blocks of 128 threads, the table kernels to a
+// few more) and pair_blocks_per_sm for the lane-pair kernels.
 
 #define BC_SMEM(table, dec) (sizeof(uint32_t) * smem_words(table, dec))
 
@@ -1217,15 +1200,15 @@ cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& key, const D
                        const uint8_t* in, uint8_t* out, uint64_t nblocks, const LaunchShape& sh,
                        cudaStream_t s) {
     if (nblocks == 0) return cudaSuccess;
-    const DevAesKey k = with_variant(key);
+    const DevAesKey k = with_variant(key, sh);
     const bool fast = aligned16(in) && aligned16(out);
-    const int grid = grid_for_tiles((nblocks + kTile - 1) / kTile, sh, kBlocksPerSm);
+    const int grid = grid_for_tiles((nblocks + kTile - 1) / kTile, sh, sh.blocks_per_sm);
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, !encrypt);
 #define BC_ECB(T, D, F) k_ecb<T, D, F><<<grid, kThreads, sm, s>>>(k, t, in, out, nblocks)
     if (!tab && fast && k.bs_variant >= (encrypt ? kAesBsPairVariant : kAesBsPairDecVariant)) {
         // (a small job's 4-warp blocks spread over the SMs, one warp a scheduler)
-        const int pgrid = grid_for_tiles((nblocks + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
+        const int pgrid = grid_for_tiles((nblocks + kPairTile - 1) / kPairTile, sh, sh.pair_blocks_per_sm);
         if (encrypt) k_ecb_pair<false><<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
         else k_ecb_pair<true><<<pgrid, kThreads, sm, s>>>(k, in, out, nblocks);
         return cudaGetLastError();
@@ -1245,25 +1228,25 @@ cudaError_t launch_ctr(AesImpl impl, const DevAesKey& key, const DevAesTables& t
                        uint64_t first, unsigned shift, bool inc32, const uint8_t* in, uint8_t* out,
                        uint64_t len, const LaunchShape& sh, cudaStream_t s) {
     if (len == 0) return cudaSuccess;
-    const DevAesKey k = with_variant(key);
+    const DevAesKey k = with_variant(key, sh);
     Ctr c;
     for (int i = 0; i < 4; ++i) c.w[i] = bc_load_be32(ctr0 + 4 * i);
     const bool fast = shift == 0 && aligned16(in) && aligned16(out);
     const uint64_t nks = (len + shift + 15) / 16;
-    const int grid = grid_for_tiles((nks + kTile - 1) / kTile, sh, kBlocksPerSm);
+    const int grid = grid_for_tiles((nks + kTile - 1) / kTile, sh, sh.blocks_per_sm);
     const bool tab = impl == AesImpl::Table;
     const size_t sm = BC_SMEM(tab, false);
 #define BC_CTR(T, F, I) k_ctr<T, F, I><<<grid, kThreads, sm, s>>>(k, t, c, first, shift, in, out, len)
     if (!tab && fast && k.bs_variant >= kAesBsPairVariant) {
-        // pair-cc: pair_cc_waves() waves of resident blocks with at least kMinRun tiles per
+        // pair-cc: pair_cc_waves(sh) waves of resident blocks with at least kMinRun tiles per
         // warp, so the constants are computed about once per 2^16 counters; smaller jobs run
         // round robin (the test hook takes the cache at any size, with fewer warps).
         constexpr uint64_t kMinRun = 4;
         const uint64_t ntiles = (nks + kPairTile - 1) / kPairTile;
-        const int per_sm = kPairResidentPerSm * pair_cc_waves();
+        const int per_sm = kPairResidentPerSm * pair_cc_waves(sh);
         const uint64_t warps = (uint64_t)sh.sms * per_sm * (kThreads / 32);
         const bool cache = k.bs_variant >= kAesBsPairCcVariant && (g_pair_cc_always.load() || ntiles >= kMinRun * warps);
-        const int pgrid = cache ? grid_for_tiles(ntiles / kMinRun, sh, per_sm) : grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+        const int pgrid = cache ? grid_for_tiles(ntiles / kMinRun, sh, per_sm) : grid_for_tiles(ntiles, sh, sh.pair_blocks_per_sm);
         const size_t psm = sm + kPairCacheBytes;
         if (inc32) k_ctr_pair<true><<<pgrid, kThreads, psm, s>>>(k, c, first, in, out, len, cache);
         else k_ctr_pair<false><<<pgrid, kThreads, psm, s>>>(k, c, first, in, out, len, cache);
@@ -1287,7 +1270,7 @@ cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& key, const DevAesT
                                const uint8_t* in, uint8_t* out, uint64_t nblocks, void* scratch,
                                const LaunchShape& sh, cudaStream_t s) {
     if (nblocks == 0) return cudaSuccess;
-    const DevAesKey k = with_variant(key);
+    const DevAesKey k = with_variant(key, sh);
     const bool fast = aligned16(in) && aligned16(out);
     const bool tab = impl == AesImpl::Table;
     const bool pair = !tab && fast && k.bs_variant >= kAesBsPairDecVariant;
@@ -1300,11 +1283,11 @@ cudaError_t launch_cbc_decrypt(AesImpl impl, const DevAesKey& key, const DevAesT
     if (e != cudaSuccess) return e;
     const size_t sm = BC_SMEM(tab, true);
     if (pair) {
-        k_cbc_dec_pair<<<grid_for_tiles(ntiles, sh, kPairBlocksPerSm), kThreads, sm + kCbcPairSavedBytes, s>>>(
+        k_cbc_dec_pair<<<grid_for_tiles(ntiles, sh, sh.pair_blocks_per_sm), kThreads, sm + kCbcPairSavedBytes, s>>>(
             k, in, out, nblocks, chain);
         return cudaGetLastError();
     }
-    const int grid = grid_for_tiles(ntiles, sh, kBlocksPerSm);
+    const int grid = grid_for_tiles(ntiles, sh, sh.blocks_per_sm);
     // the ciphertext saved in shared memory where the device allows the block that much
     // (set per call: cheap, and right for whichever device is current)
     auto run = [&](auto saved_kernel, auto plain_kernel) {
@@ -1328,14 +1311,14 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
                        uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks, uint64_t last_blocks,
                        void* tweaks, const uint32_t* alpha_tables, const LaunchShape& sh, cudaStream_t s) {
     if (nunits == 0) return cudaSuccess;
-    const DevAesKey k1 = with_variant(key1);
+    const DevAesKey k1 = with_variant(key1, sh);
     uint4 tw = make_uint4(bc_load_le32(tweak0), bc_load_le32(tweak0 + 4), bc_load_le32(tweak0 + 8),
                           bc_load_le32(tweak0 + 12));
     uint8_t* tws = static_cast<uint8_t*>(tweaks);
     // The tweaks are always encrypted with the constant-time core; on lane pairs in one kernel.
     cudaError_t e;
     if (k1.bs_variant >= kAesBsPairVariant) {
-        const int grid = grid_for_tiles((nunits + kPairTile - 1) / kPairTile, sh, kPairBlocksPerSm);
+        const int grid = grid_for_tiles((nunits + kPairTile - 1) / kPairTile, sh, sh.pair_blocks_per_sm);
         k_xts_unit_tweaks<<<grid, kThreads, BC_SMEM(false, false), s>>>(k2, tw, tws, nunits);
         e = cudaGetLastError();
     } else {
@@ -1366,7 +1349,7 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
             tile_tws = tt;
         }
         if (pair) {
-            const int pgrid = grid_for_tiles(ntiles, sh, kPairBlocksPerSm);
+            const int pgrid = grid_for_tiles(ntiles, sh, sh.pair_blocks_per_sm);
             if (encrypt)
                 k_xts_pair<false><<<pgrid, kThreads, sm + kXtsPairTweakBytes, s>>>(k1, in, out, nblocks, full_blocks,
                                                                                   nunits, tws, tile_tws);
@@ -1378,7 +1361,7 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
         // the tweak rows need more shared memory than a block gets by default: where the device
         // cannot give it, the kernel below (a thread's blocks in a row, uncoalesced)
         auto run = [&](auto kernel) {
-            const int grid = grid_for_tiles(ntiles, sh, kBlocksPerSm);
+            const int grid = grid_for_tiles(ntiles, sh, sh.blocks_per_sm);
             if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      (int)(sm + kXtsTileTweakBytes)) != cudaSuccess) {
                 (void)cudaGetLastError();
@@ -1396,7 +1379,7 @@ cudaError_t launch_xts(AesImpl impl, bool encrypt, const DevAesKey& key1, const 
     if (per_unit == 0) return cudaSuccess;
     const uint64_t nthreads = per_unit * nunits;
     uint64_t blocks = (nthreads + kThreads - 1) / kThreads;
-    const uint64_t cap = (uint64_t)sh.sms * kBlocksPerSm;
+    const uint64_t cap = (uint64_t)sh.sms * sh.blocks_per_sm;
     if (blocks > cap) blocks = cap;
 #define BC_XTS(T, D, F) \
     k_xts<T, D, F><<<(unsigned)blocks, kThreads, sm, s>>>(k1, t, in, out, unit_bytes, nunits, full_blocks, last_blocks, tws, alpha_tables)

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "tuning/tuning.h"
+
 namespace bc {
 namespace cuda {
 
@@ -62,14 +64,15 @@ enum class AesImpl { Bitsliced, Table };
 //     too, with the equivalent inverse cipher's masks (bc_aes_bs_pair_inv_*; k_ecb_pair,
 //     k_cbc_dec_pair, k_xts_pair). H100, 2026-11-25: CBC decryption 412 GB/s against
 //     pair-cc's 382, ECB decryption 420 against 401, XTS decryption 400 against 369.
-// The launchers use aes_bs_variant(): the last set_aes_bs_variant(v) (v < 0: the
-// default again), else BULKCRYPT_CUDA_AES_BS=plain|fk|fk-cs|cl|cle|pair|pair-cc|pair-dec|0..7 (read once),
-// else kAesBsDefaultVariant.
+// The launchers take the variant from LaunchShape::aes_variant (the device's tuning entry,
+// src/tuning/defaults.cpp, or the context option cuda.aes_variant=NAME), unless the test and
+// benchmark hook set_aes_bs_variant(v) chose one (v < 0: the tuning's again). The names are
+// tuning::aes_variant_name's.
 constexpr int kAesBsVariants = 8;
 constexpr int kAesBsPairVariant = 5;  // this and every later variant run on lane pairs
 constexpr int kAesBsPairCcVariant = 6;  // this and every later variant cache CTR's constants
 constexpr int kAesBsPairDecVariant = 7;  // this and every later variant decrypt on lane pairs
-constexpr int kAesBsDefaultVariant = 7;
+constexpr int kAesBsDefaultVariant = 7;  // the fallback tuning entries' (pair-dec)
 // Test hook: pair-cc caches counters at every job size (not only the large ones), so the
 // unit tests reach its path, tile edges and 2^16 crossings with small buffers.
 void set_pair_cc_always(bool on);
@@ -78,6 +81,7 @@ void set_pair_cc_always(bool on);
 // tile's ciphertext in shared memory.
 void set_cbc_reload_chain(bool on);
 void set_aes_bs_variant(int v);
+// The hook's variant, else kAesBsDefaultVariant (what a default LaunchShape runs).
 int aes_bs_variant();
 const char* aes_bs_variant_name(int v);
 
@@ -89,9 +93,20 @@ const char* aes_bs_variant_name(int v);
 // cudaErrorInvalidValue for an unknown name.
 cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int* local_bytes);
 
+// How the launchers size grids and which variants they run. A backend builds it from its
+// device's tuning entry (launch_shape); the member defaults are the fallback entries' numbers,
+// for benchmarks and tests that launch kernels directly.
 struct LaunchShape {
-    int sms = 132;          // multiprocessors of the device (grid sizing)
+    int sms = 132;               // multiprocessors of the device (grid sizing)
+    int blocks_per_sm = 8;       // grid cap of the one-lane AES kernels and the generic kernels
+    int pair_blocks_per_sm = 16;  // grid cap of the AES lane-pair kernels
+    int pair_cc_waves = 1;       // pair-cc: waves of resident blocks (1..8)
+    int aes_variant = kAesBsDefaultVariant;  // bitsliced variant (set_aes_bs_variant overrides)
+    int ghash_variant = 1;       // GHASH table layout (set_ghash_variant overrides)
 };
+// The launch shape of a device with sms multiprocessors under tuning entry aes (an "aes" entry
+// of src/tuning; its kernel, pair and ghash fields).
+LaunchShape launch_shape(const tuning::Tuning& aes, int sms);
 
 // ECB over nblocks whole blocks.
 cudaError_t launch_ecb(AesImpl impl, bool encrypt, const DevAesKey& k, const DevAesTables& t,
@@ -141,10 +156,12 @@ void ghash_build_tables(const uint8_t h[16], void* out);
 
 // Variants of the GHASH group kernel's window-table layout, chosen at run time:
 //   0 "uint4": one 16-byte entry per nibble value (LDS.128, bank conflicts on random nibbles);
-//   1 "planes" (default): two 8-byte planes (LDS.64, conflict free).
-// set_ghash_variant(v) (v < 0: default), else BULKCRYPT_CUDA_GHASH=uint4|planes|0|1 (read once), else 1.
+//   1 "planes" (the tuning's default): two 8-byte planes (LDS.64, conflict free).
+// launch_ghash runs LaunchShape::ghash_variant (tuning entry or context option cuda.ghash=),
+// unless the test and benchmark hook set_ghash_variant(v) chose one (v < 0: the tuning's again).
 constexpr int kGhashVariants = 2;
 void set_ghash_variant(int v);
+// The hook's layout, else a default LaunchShape's.
 int ghash_variant();
 const char* ghash_variant_name(int v);
 

@@ -266,23 +266,18 @@ bc_gf128 times_x(bc_gf128 v) {
 }  // namespace
 
 namespace {
-std::atomic<int> g_ghash_variant{-1};
-int default_ghash_variant() {
-    static const int v = [] {
-        const char* e = std::getenv("BULKCRYPT_CUDA_GHASH");
-        if (e && (std::strcmp(e, "uint4") == 0 || std::strcmp(e, "0") == 0)) return 0;
-        return 1;
-    }();
-    return v;
+std::atomic<int> g_ghash_variant{-1};  // -1: the launch shape's
+// The hook's layout, else the launch shape's (the tuning entry's or the context's).
+int variant_of(const LaunchShape& sh) {
+    const int v = g_ghash_variant.load();
+    if (v >= 0) return v;
+    return sh.ghash_variant >= 0 && sh.ghash_variant < kGhashVariants ? sh.ghash_variant : 1;
 }
 }  // namespace
 
-void set_ghash_variant(int v) { g_ghash_variant.store(v == 0 || v == 1 ? v : -1); }
-int ghash_variant() {
-    const int v = g_ghash_variant.load();
-    return v >= 0 ? v : default_ghash_variant();
-}
-const char* ghash_variant_name(int v) { return v == 0 ? "uint4" : v == 1 ? "planes" : "?"; }
+void set_ghash_variant(int v) { g_ghash_variant.store(v >= 0 && v < kGhashVariants ? v : -1); }
+int ghash_variant() { return variant_of(LaunchShape()); }
+const char* ghash_variant_name(int v) { return tuning::ghash_variant_name(v); }
 
 size_t ghash_table_bytes() { return kTableElems * 16; }
 
@@ -354,7 +349,7 @@ cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t l
     uint4* b = a + m + 1;
     const int grid = (int)(m < (uint64_t)sh.sms ? m : (uint64_t)sh.sms);
     const bool fast = ((uintptr_t)data & 15u) == 0;
-    const bool planes = ghash_variant() == 1;
+    const bool planes = variant_of(sh) == 1;
     if (fast)
         k_ghash_groups<true><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a, planes);
     else

@@ -35,7 +35,6 @@ Status cuda_status(cudaError_t e, const char* what) {
 
 namespace {
 
-constexpr size_t kDefaultStage = size_t(64) << 20;  // bytes per staging slot
 constexpr size_t kHostMacMax = 2048;  // host-memory AAD up to this is hashed on the host
 constexpr uint64_t kScratchKeep = uint64_t(64) << 20;  // scratch bytes the pool keeps mapped
 
@@ -129,7 +128,12 @@ Status CudaBackend::init() {
     BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
     cudaDeviceProp p;
     BC_CUDA_TRY(cudaGetDeviceProperties(&p, dev_), "cudaGetDeviceProperties");
-    shape_.sms = p.multiProcessorCount;
+    // Grid caps, AES and GHASH variants and MAC staging from the device's tuning entry
+    // (src/tuning), with this context's overrides.
+    const tuning::DeviceTraits traits{tuning::DeviceKind::Cuda, p.name, p.major, p.minor, p.multiProcessorCount};
+    const tuning::Tuning aes = tuning::apply_overrides(tuning::select_tuning(traits, "aes", "*"), opt_.tuning);
+    shape_ = launch_shape(aes, p.multiProcessorCount);
+    stage_default_ = aes.pipeline.stage_bytes;
     size_t total = 0;
     BC_CUDA_TRY(cudaMemGetInfo(&free_mem_, &total), "cudaMemGetInfo");
     char bus[32] = "?";
@@ -396,7 +400,7 @@ Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const
     // NO-OP (engine benchmarks): transfers only, through the host-memory pipeline (cuda_pipeline.h).
     if (key.alg && key.alg->cipher == Cipher::Noop) return noop_cipher(dev_, op, opt_.chunk);
     if (key.alg && key.alg->mode == Mode::Stream) {
-        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_stream_cipher(dev_, key, op, opt_.chunk, 0);
+        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_stream_cipher(dev_, key, op, opt_.chunk, opt_.tuning.depth);
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
         return cuda_stream_cipher(key, op);
     }
@@ -454,12 +458,12 @@ Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const
     }
 
     // Host memory: the NB-deep pipeline (cuda_pipeline.h).
-    return pipelined_aes_cipher(*this, k, mode, op, opt_.chunk, 0);
+    return pipelined_aes_cipher(*this, k, mode, op, opt_.chunk, opt_.tuning.depth);
 }
 
 Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
     if (key.alg && key.alg->mode == Mode::ChaChaPoly) {
-        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_chachapoly_chunk(dev_, key, op, opt_.chunk, 0);
+        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_chachapoly_chunk(dev_, key, op, opt_.chunk, opt_.tuning.depth);
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
         return cuda_chachapoly_chunk(key, op);
     }
@@ -477,7 +481,7 @@ Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, A
         return cuda_status(cudaStreamSynchronize(s), "kernel execution");
     }
     // Host memory: the NB-deep pipeline; per-chunk GHASH results stay on the device until the end.
-    return pipelined_gcm_chunk(*this, k, op, opt_.chunk, 0);
+    return pipelined_gcm_chunk(*this, k, op, opt_.chunk, opt_.tuning.depth);
 }
 
 Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
@@ -510,7 +514,7 @@ Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& o
         return Status::ok();
     }
     std::lock_guard<std::mutex> lock(staging_mu_);
-    size_t chunk = opt_.chunk ? opt_.chunk : kDefaultStage;
+    size_t chunk = opt_.chunk ? opt_.chunk : stage_default_;
     chunk = std::min(std::max<size_t>(chunk & ~size_t(15), 16), op.len);
     BC_TRY(staging(chunk));
     bc_gf128 acc = {0, 0};

@@ -117,6 +117,7 @@ private:
     uint8_t* dbuf_[kSlots] = {};
     cudaStream_t streams_[kSlots] = {};
     size_t stage_bytes_ = 0;
+    size_t stage_default_ = 0;        // MAC staging slot bytes without chunk= (tuning entry)
 };
 
 }  // namespace cuda

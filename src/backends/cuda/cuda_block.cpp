@@ -259,7 +259,7 @@ Status CudaBackend::block_cipher(const KeyMaterial& key, const CudaBlockKey& k, 
     auto work = [&](const uint8_t* iv, uint64_t offset, const uint8_t* in, uint8_t* out, size_t n, cudaStream_t st) {
         return block_on_device(k, mode, op.dir, iv, offset, op.data_unit, in, out, n, st);
     };
-    return pipelined_block_cipher(dev_, mode, k.kernels->block_bytes, op, opt_.chunk, 0, work);
+    return pipelined_block_cipher(dev_, mode, k.kernels->block_bytes, op, opt_.chunk, opt_.tuning.depth, work);
 }
 
 }  // namespace cuda

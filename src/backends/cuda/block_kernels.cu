@@ -34,7 +34,6 @@ namespace cuda {
 namespace {
 
 constexpr int kThreads = 128;
-constexpr int kBlocksPerSm = 8;  // the grid's cap: blocks per multiprocessor
 constexpr int kLanes = 32;
 constexpr unsigned kGroupsPerThread = 8;  // XTS group tweaks walked by one thread
 
@@ -200,7 +199,7 @@ __global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks,
 
 int grid_for(uint64_t items, const LaunchShape& sh) {
     uint64_t blocks = (items + kThreads - 1) / kThreads;
-    const uint64_t cap = (uint64_t)(sh.sms > 0 ? sh.sms : 1) * kBlocksPerSm;
+    const uint64_t cap = (uint64_t)(sh.sms > 0 ? sh.sms : 1) * (sh.blocks_per_sm > 0 ? sh.blocks_per_sm : 1);  // tuning entry
     if (blocks > cap) blocks = cap;
     return blocks == 0 ? 1 : (int)blocks;
 }

@@ -147,9 +147,10 @@ private:
         return Status::ok();
     }
 
-    static constexpr size_t kOneShotMax = 1 << 20;
-    // Calls this large may be cut over the pool: they count as its callers (ThreadPool::share).
-    static constexpr size_t kSplitMin = 64 << 10;
+    // AEAD messages up to kOneShotMax take one libcrypto call; calls over kSplitMin may be cut
+    // over the pool: they count as its callers (ThreadPool::share). The host's tuning entry.
+    const size_t kOneShotMax = tuning::select_tuning(tuning::DeviceTraits{}).engine.oneshot_max;
+    const size_t kSplitMin = tuning::select_tuning(tuning::DeviceTraits{}).engine.split_min;
     static constexpr size_t kEvpMaxGcmIv = 128;  // OpenSSL 3's GCM IV buffer; longer IVs take bulkcrypt's J0
     ContextOptions opt_;
     mutable ThreadPool pool_;

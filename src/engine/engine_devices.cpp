@@ -28,6 +28,11 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
         devices.push_back(i);
     }
     EngineOptions eo = base ? *base : EngineOptions();
+    if (!base) {  // the host's tuning entry (src/tuning); chunk= sizes the workers' pieces, not these
+        const tuning::Tuning& t = tuning::select_tuning(tuning::DeviceTraits{});
+        eo.chunk = t.engine.chunk_bytes;
+        eo.cpu_threshold = t.engine.cpu_threshold;
+    }
     eo.name = with_cpu ? "hybrid" : "cuda:all";
     if (with_cpu) {
         ContextOptions co = opt;

@@ -119,7 +119,6 @@ Tuning apply_overrides(const Tuning& t, const Overrides& o) {
     if (o.chunk) {
         r.pipeline.chunk_bytes = o.chunk;
         r.pipeline.stage_bytes = o.chunk;
-        r.engine.chunk_bytes = o.chunk;
     }
     if (o.depth > 0) r.pipeline.depth = o.depth;
     if (o.aes_variant >= 0) r.kernel.variant = o.aes_variant;

@@ -92,7 +92,7 @@ constexpr int kCudaHostPipelineDepth = 4;
 
 // Per-context overrides from bc_context_create's options; 0 / -1: keep the entry's value.
 struct Overrides {
-    size_t chunk = 0;          // chunk=BYTES: pipeline pieces and the engine's unit of scheduling
+    size_t chunk = 0;          // chunk=BYTES: a backend's pipeline pieces and staging slots
     int depth = 0;             // depth=N: host pipeline pieces in flight
     int aes_variant = -1;      // cuda.aes_variant=NAME
     int ghash_variant = -1;    // cuda.ghash=uint4|planes

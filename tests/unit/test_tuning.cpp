@@ -1,0 +1,192 @@
+// The tuning tables (src/tuning): the selector, the shipped entries' provenance, the context
+// options that override them, and that no environment variable chooses kernels any more.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+#include <dirent.h>
+
+#include "bulkcrypt/bulkcrypt.h"
+#include "catalog/catalog.h"
+#include "tuning/tuning.h"
+
+namespace {
+
+using bc::tuning::DeviceKind;
+using bc::tuning::DeviceTraits;
+
+// The source tree, found from this file's path (as the vector tests find tests/vectors).
+std::string source_root() {
+    std::string f = __FILE__;
+    return f.substr(0, f.rfind("/tests/unit/"));
+}
+
+bool is_dir(const std::string& p) {
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+DeviceTraits h100() {
+    DeviceTraits d;
+    d.kind = DeviceKind::Cuda;
+    d.name = "NVIDIA H100 80GB HBM3";
+    d.cc_major = 9;
+    d.cc_minor = 0;
+    d.sms = 132;
+    return d;
+}
+
+const bc::Algorithm& alg(const char* name) {
+    const bc::Algorithm* a = bc::find_algorithm(name);
+    EXPECT_NE(nullptr, a) << name;
+    return *a;
+}
+
+TEST(Tuning, SelectorPicksTheH100EntryForAnH100) {
+    const bc::tuning::Tuning& t = bc::tuning::select_tuning(h100(), alg("aes-128-ctr"));
+    ASSERT_NE(nullptr, t.device.name_contains);
+    EXPECT_STREQ("H100", t.device.name_contains);
+    EXPECT_STREQ("aes", t.family);
+    EXPECT_EQ(bc::tuning::aes_variant_from_name("pair-dec"), t.kernel.variant);
+    EXPECT_EQ(1, t.pair.variant);        // pair-cc: one wave
+    EXPECT_EQ(16, t.pair.blocks_per_sm);
+    EXPECT_EQ(bc::tuning::ghash_variant_from_name("planes"), t.ghash.variant);
+    // A non-AES algorithm on the H100: the H100's generic entry.
+    const bc::tuning::Tuning& g = bc::tuning::select_tuning(h100(), alg("chacha20"));
+    ASSERT_NE(nullptr, g.device.name_contains);
+    EXPECT_STREQ("generic", g.family);
+    EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, g.pipeline.chunk_bytes);
+    EXPECT_EQ(bc::tuning::kCudaHostPipelineDepth, g.pipeline.depth);
+}
+
+TEST(Tuning, SelectorFallsBackForUnknownDevices) {
+    DeviceTraits d = h100();
+    d.name = "Some Future GPU";
+    d.cc_major = 12;
+    d.cc_minor = 1;
+    const bc::tuning::Tuning& t = bc::tuning::select_tuning(d, alg("aes-256-gcm"));
+    EXPECT_EQ(nullptr, t.device.name_contains);
+    EXPECT_EQ(DeviceKind::Cuda, t.device.kind);
+    EXPECT_STREQ("aes", t.family);
+    EXPECT_NE(nullptr, std::strstr(t.provenance, "fallback"));
+    // An H100 name with another compute capability is not the measured device either.
+    DeviceTraits odd = h100();
+    odd.cc_major = 8;
+    EXPECT_EQ(nullptr, bc::tuning::select_tuning(odd, alg("aes-128-ctr")).device.name_contains);
+    // Every kind of device gets an entry of its own kind.
+    DeviceTraits cl;
+    cl.kind = DeviceKind::OpenCl;
+    cl.name = "unknown accelerator";
+    cl.gpu = true;
+    EXPECT_EQ(DeviceKind::OpenCl, bc::tuning::select_tuning(cl).device.kind);
+    EXPECT_EQ(256, bc::tuning::select_tuning(cl).kernel.threads_per_block);
+    cl.gpu = false;
+    EXPECT_EQ(64, bc::tuning::select_tuning(cl).kernel.threads_per_block);
+    const bc::tuning::Tuning& host = bc::tuning::select_tuning(DeviceTraits{});
+    EXPECT_EQ(DeviceKind::Cpu, host.device.kind);
+    EXPECT_GT(host.engine.chunk_bytes, 0u);
+    EXPECT_GT(host.engine.cpu_threshold, 0u);
+}
+
+// Every shipped entry names at least one bench/results/ folder, and every folder it names exists.
+TEST(Tuning, EveryDefaultEntryHasProvenanceInBenchResults) {
+    const std::string root = source_root();
+    if (!is_dir(root + "/bench/results")) GTEST_SKIP() << "skipped: no bench/results under " << root;
+    size_t n = 0;
+    const bc::tuning::Tuning* table = bc::tuning::default_table(&n);
+    ASSERT_GT(n, 0u);
+    const std::regex folder("bench/results/([0-9A-Za-z._-]+)");
+    for (size_t i = 0; i < n; ++i) {
+        ASSERT_NE(nullptr, table[i].provenance) << "entry " << i;
+        const std::string p = table[i].provenance;
+        size_t named = 0;
+        for (auto it = std::sregex_iterator(p.begin(), p.end(), folder); it != std::sregex_iterator(); ++it) {
+            std::string name = (*it)[1].str();
+            while (!name.empty() && name.back() == '.') name.pop_back();  // sentence end
+            ++named;
+            EXPECT_TRUE(is_dir(root + "/bench/results/" + name)) << "entry " << i << " names " << name;
+        }
+        EXPECT_GT(named, 0u) << "entry " << i << " (" << table[i].family << ") names no results folder: " << p;
+    }
+    // The table's last entry is the fallback of last resort: it matches any host.
+    EXPECT_EQ(DeviceKind::Cpu, table[n - 1].device.kind);
+    EXPECT_EQ(nullptr, table[n - 1].device.name_contains);
+}
+
+TEST(Tuning, OverridesReplaceFieldsOfTheEntry) {
+    const bc::tuning::Tuning& t = bc::tuning::select_tuning(h100(), alg("aes-128-ctr"));
+    bc::tuning::Overrides o;
+    bool known = false;
+    std::string why;
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.aes_variant", "cle", &o, &known, &why));
+    EXPECT_TRUE(known);
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.ghash", "uint4", &o, &known, &why));
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.pair_cc_waves", "4", &o, &known, &why));
+    ASSERT_TRUE(bc::tuning::parse_option("depth", "8", &o, &known, &why));
+    o.chunk = size_t(1) << 20;
+    const bc::tuning::Tuning r = bc::tuning::apply_overrides(t, o);
+    EXPECT_EQ(4, r.kernel.variant);
+    EXPECT_EQ(0, r.ghash.variant);
+    EXPECT_EQ(4, r.pair.variant);
+    EXPECT_EQ(8, r.pipeline.depth);
+    EXPECT_EQ(size_t(1) << 20, r.pipeline.chunk_bytes);
+    EXPECT_STREQ(t.provenance, r.provenance);
+    // No overrides: the entry as it is.
+    const bc::tuning::Tuning same = bc::tuning::apply_overrides(t, bc::tuning::Overrides{});
+    EXPECT_EQ(t.kernel.variant, same.kernel.variant);
+    EXPECT_EQ(t.pipeline.depth, same.pipeline.depth);
+    // Bad values are refused with the accepted ones named.
+    EXPECT_FALSE(bc::tuning::parse_option("cuda.aes_variant", "fast", &o, &known, &why));
+    EXPECT_NE(std::string::npos, why.find("pair-dec")) << why;
+    EXPECT_FALSE(bc::tuning::parse_option("cuda.ghash", "2", &o, &known, &why));
+    EXPECT_FALSE(bc::tuning::parse_option("cuda.pair_cc_waves", "9", &o, &known, &why));
+    EXPECT_FALSE(bc::tuning::parse_option("depth", "0", &o, &known, &why));
+    EXPECT_FALSE(bc::tuning::parse_option("depth", "4x", &o, &known, &why));
+    ASSERT_TRUE(bc::tuning::parse_option("threads", "4", &o, &known, &why));
+    EXPECT_FALSE(known);
+}
+
+TEST(Tuning, ContextOptionsAreParsedAndBadValuesRefused) {
+    bc_context* ctx = nullptr;
+    ASSERT_EQ(BC_OK, bc_context_create("cpu", "depth=6,cuda.aes_variant=pair-cc,cuda.ghash=planes,cuda.pair_cc_waves=2,chunk=65536", &ctx))
+        << bc_last_error();
+    bc_context_destroy(ctx);
+    for (const char* bad : {"cuda.aes_variant=fastest", "cuda.ghash=3", "depth=0", "depth=33", "cuda.pair_cc_waves=0",
+                            "chunk=100", "cuda.aes_bs=pair"}) {
+        ctx = nullptr;
+        EXPECT_EQ(BC_ERR_BAD_OPTION, bc_context_create("cpu", bad, &ctx)) << bad;
+        EXPECT_EQ(nullptr, ctx) << bad;
+        EXPECT_NE(nullptr, std::strstr(bc_last_error(), bad)) << bad << ": " << bc_last_error();
+    }
+}
+
+// Kernels are chosen by tuning entries and context options, never by the environment.
+TEST(Tuning, NoEnvironmentVariableChoosesCudaKernels) {
+    const std::string root = source_root();
+    const std::string dir = root + "/src/backends/cuda";
+    DIR* d = opendir(dir.c_str());
+    if (!d) GTEST_SKIP() << "skipped: no " << dir;
+    size_t files = 0;
+    for (dirent* e = readdir(d); e; e = readdir(d)) {
+        const std::string name = e->d_name;
+        if (name == "." || name == "..") continue;
+        std::ifstream in(dir + "/" + name);
+        if (!in) continue;
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const std::string text = ss.str();
+        ++files;
+        EXPECT_EQ(std::string::npos, text.find("getenv(\"BULKCRYPT_CUDA_")) << name;
+        EXPECT_EQ(std::string::npos, text.find("getenv")) << name << " reads the environment";
+    }
+    closedir(d);
+    EXPECT_GT(files, 5u);
+}
+
+}  // namespace

@@ -7,7 +7,11 @@
  *
  * Objects
  *   bc_context  owns the devices it was opened on, the CPU thread pool and the
- *               tuning tables. Create one per process (or per device choice).
+ *               tuning its devices run with: launch shapes, kernel variants, chunk
+ *               sizes and pipeline depths, taken from a built-in table per device
+ *               class (each entry citing the measurement it came from, with
+ *               fallbacks for unmeasured devices) and overridden by the options
+ *               below. Create one per process (or per device choice).
  *   bc_key      an algorithm and its key, expanded once on the host and uploaded
  *               once to each device of its context; wiped when destroyed.
  *   bc_stream   one message processed incrementally (init / update / final).
@@ -133,8 +137,16 @@ typedef struct bc_context bc_context;
  *           threads=N        CPU worker threads (default: all cores)
  *           cpu.impl=evp|portable   CPU path: OpenSSL's libcrypto (default) or
  *                            bulkcrypt's own portable cores
- *           aes=bitsliced|table     GPU AES variant (default bitsliced: constant time)
- *           chunk=BYTES      work split size for parallel calls */
+ *           aes=bitsliced|table|generic   GPU AES implementation (default bitsliced:
+ *                            constant time; generic: the generic block-mode kernels)
+ *           chunk=BYTES      host-memory pipeline pieces (a multiple of 64)
+ *           depth=N          host-memory pipeline pieces in flight, 1..32
+ *           cuda.aes_variant=plain|fk|fk-cs|cl|cle|pair|pair-cc|pair-dec
+ *                            bitsliced CUDA AES kernel variant (same output)
+ *           cuda.ghash=uint4|planes        CUDA GHASH table layout
+ *           cuda.pair_cc_waves=N           pair-cc grid waves, 1..8
+ *         Options a backend has no use for are accepted and ignored; without them
+ *         the device's tuning entry decides. */
 BC_API BC_MUST_CHECK bc_status bc_context_create(const char *device, const char *options,
                                                  bc_context **ctx);
 BC_API void bc_context_destroy(bc_context *ctx);

@@ -31,8 +31,9 @@ Status Backend::init() {
         s.queue.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &err));
         if (err != CL_SUCCESS) return cl_status(err, "clCreateCommandQueue");
     }
-    // Launch shapes: defaults until the tuning table covers OpenCL devices.
-    local_ = dev_.is_gpu() ? 256 : 64;
+    // Launch shapes: the device's tuning entry (src/tuning).
+    const tuning::DeviceTraits traits{tuning::DeviceKind::OpenCl, dev_.name, 0, 0, 0, dev_.is_gpu()};
+    local_ = size_t(std::max(1, tuning::select_tuning(traits).kernel.threads_per_block));
     if (dev_.max_work_group && local_ > dev_.max_work_group) local_ = dev_.max_work_group;
     ghash_per_item_ = dev_.is_gpu() ? 16 : 64;
     // Larger MAC groups on GPUs: fewer group results for the host to fold (one

@@ -23,7 +23,6 @@ namespace bc {
 namespace ocl {
 
 constexpr size_t kSlots = 3;                       // buffers in flight: upload | kernel | download
-constexpr size_t kDefaultChunk = size_t(16) << 20;  // bytes per device piece
 
 inline size_t round_up(size_t x, size_t m) { return (x + m - 1) / m * m; }
 

@@ -49,8 +49,8 @@ namespace cuda {
 
 // Defaults; bench/engine_bench.cpp sweeps them (NO-OP ceiling against NB, chunk and
 // staging threads) and bench/notes/engine-host-memory.md records what was measured.
-constexpr size_t kPipelineDefaultChunk = size_t(8) << 20;
-constexpr int kPipelineDefaultDepth = 4;
+constexpr size_t kPipelineDefaultChunk = tuning::kCudaHostPipelineChunk;  // the CUDA tuning entries'
+constexpr int kPipelineDefaultDepth = tuning::kCudaHostPipelineDepth;
 constexpr unsigned kPipelineDefaultHostThreads = 4;
 constexpr int kPipelineMaxDepth = 32;
 // Slots per device, shared by all runs (each holds chunk bytes of device memory and,

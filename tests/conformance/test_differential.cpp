@@ -6,7 +6,12 @@
 // (Salsa20 family, XSalsa20, XChaCha20, ChaCha20 with a 64-bit counter) are
 // checked against bulkcrypt's default CPU path, so every other backend and core
 // variant must agree with it. bc_params.offset is checked against the same
-// keystream computed from 0, and counter edges against OpenSSL.
+// keystream computed from 0, and counter edges against OpenSSL. Camellia's ECB,
+// CBC and CTR are checked against OpenSSL's camellia-*; OpenSSL has no
+// Camellia-XTS, so its reference is IEEE 1619's construction written here over
+// OpenSSL's Camellia-ECB (checked itself against OpenSSL's AES-XTS over AES-ECB).
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -116,10 +121,15 @@ TEST_F(Diff, Ctr) {
 // Counter edges: a carry out of the low 64 bits must propagate (OpenSSL
 // increments all 128 bits); the last counter 2^128 - 1 may be used, one more
 // block is BC_ERR_COUNTER_OVERFLOW, through the length and through the offset.
-TEST_F(Diff, CtrCounterEdges) {
-    Rng rng(seed() ^ 3);
-    const std::string alg = "aes-128-ctr";
-    const Bytes key = rng.bytes(16);
+// OpenSSL's spelling of a catalogue name ("camellia-128-ctr" -> "CAMELLIA-128-CTR").
+std::string ossl_name(std::string alg) {
+    for (char& ch : alg) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    return alg;
+}
+
+void ctr_counter_edges(const std::string& alg, size_t key_len, Rng& rng) {
+    const std::string ossl = ossl_name(alg);
+    const Bytes key = rng.bytes(key_len);
     auto make = [&](const Bytes& iv, size_t len, uint64_t offset, const std::string& what) {
         Case c;
         c.alg = alg;
@@ -128,7 +138,7 @@ TEST_F(Diff, CtrCounterEdges) {
         c.iv = iv;
         c.pt = rng.bytes(len);
         c.offset = offset;
-        c.id = "ctr " + what + " iv=" + hex_encode(iv) + " offset=" + std::to_string(offset) +
+        c.id = alg + " " + what + " iv=" + hex_encode(iv) + " offset=" + std::to_string(offset) +
                " len=" + std::to_string(len);
         return c;
     };
@@ -139,12 +149,12 @@ TEST_F(Diff, CtrCounterEdges) {
     {
         Case c = make(carry, 64 * 16 + 5, 0, "low-64-bit carry");
         std::string err;
-        if (reference_ok(evp_cipher("AES-128-CTR", true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err))
+        if (reference_ok(evp_cipher(ossl, true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err))
             run_case(c);
         // The same through the offset: keystream byte 37 onwards.
         Case o = make(carry, 200, 37, "low-64-bit carry via offset");
         Bytes full(237, 0), ks;
-        if (reference_ok(evp_cipher("AES-128-CTR", true, o.key, o.iv, full, false, &ks, &err), o.id, alg, err)) {
+        if (reference_ok(evp_cipher(ossl, true, o.key, o.iv, full, false, &ks, &err), o.id, alg, err)) {
             o.ct = o.pt;
             for (size_t i = 0; i < o.ct.size(); ++i) o.ct[i] ^= ks[37 + i];
             run_case(o);
@@ -156,7 +166,7 @@ TEST_F(Diff, CtrCounterEdges) {
     for (size_t len : {size_t(1), size_t(47), size_t(48)}) {
         Case c = make(top, len, 0, "last counters");
         std::string err;
-        if (reference_ok(evp_cipher("AES-128-CTR", true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err))
+        if (reference_ok(evp_cipher(ossl, true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err))
             run_case(c);
     }
     for (auto lo : {std::make_pair<size_t, uint64_t>(49, 0), std::make_pair<size_t, uint64_t>(1, 48),
@@ -170,12 +180,17 @@ TEST_F(Diff, CtrCounterEdges) {
         Case c = make(top, 8, 40, "last bytes via offset");
         Bytes full(48, 0), ks;
         std::string err;
-        if (reference_ok(evp_cipher("AES-128-CTR", true, c.key, c.iv, full, false, &ks, &err), c.id, alg, err)) {
+        if (reference_ok(evp_cipher(ossl, true, c.key, c.iv, full, false, &ks, &err), c.id, alg, err)) {
             c.ct = c.pt;
             for (size_t i = 0; i < 8; ++i) c.ct[i] ^= ks[40 + i];
             run_case(c);
         }
     }
+}
+
+TEST_F(Diff, CtrCounterEdges) {
+    Rng rng(seed() ^ 3);
+    ctr_counter_edges("aes-128-ctr", 16, rng);
 }
 
 // ---- XTS ------------------------------------------------------------------------------------------
@@ -233,6 +248,211 @@ TEST_F(Diff, Xts) {
                 c.ct.insert(c.ct.end(), out.begin(), out.end());
             }
             if (ok) run_case(c);
+        }
+    }
+}
+
+// ---- Camellia: ECB, CBC and CTR against OpenSSL's camellia-*; XTS against an XTS built from its ECB ----
+
+// The fixed edge lengths plus n random ones below max (whole blocks when asked).
+std::vector<size_t> with_random_lengths(std::vector<size_t> l, Rng& rng, int n, size_t max, bool whole_blocks) {
+    for (int i = 0; i < n; ++i) {
+        size_t len = static_cast<size_t>(rng.below(max));
+        l.push_back(whole_blocks ? len / 16 * 16 : len);
+    }
+    return l;
+}
+
+TEST_F(Diff, CamelliaEcbCbc) {
+    Rng rng(seed() ^ 11);
+    for (const char* mode : {"ecb", "cbc"}) {
+        for (int bits : {128, 192, 256}) {
+            const std::string alg = "camellia-" + std::to_string(bits) + "-" + mode;
+            for (bool pad : {false, true}) {
+                // 4 MiB + 3 once per mode (non-quick only); random lengths up to 70000 bytes.
+                const bool big = bits == 256 && pad;
+                for (size_t len : with_random_lengths(lengths(big), rng, 4, 70000, !pad)) {
+                    if (!pad && len % 16) continue;
+                    Case c;
+                    c.alg = alg;
+                    c.source = "differential vs OpenSSL";
+                    c.key = rng.bytes(bits / 8);
+                    if (std::string(mode) == "cbc") c.iv = rng.bytes(16);
+                    c.pt = rng.bytes(len);
+                    c.flags = pad ? BC_FLAG_PAD_PKCS7 : 0;
+                    c.id = id_of(alg, len, pad ? "PKCS7" : "no padding");
+                    std::string err;
+                    if (!reference_ok(evp_cipher(ossl_name(alg), true, c.key, c.iv, c.pt, pad, &c.ct, &err), c.id, alg,
+                                      err))
+                        continue;
+                    set_current(c.id);
+                    run_case(c);
+                }
+            }
+        }
+    }
+}
+
+TEST_F(Diff, CamelliaCtr) {
+    Rng rng(seed() ^ 12);
+    for (int bits : {128, 192, 256}) {
+        const std::string alg = "camellia-" + std::to_string(bits) + "-ctr";
+        std::vector<size_t> lens = with_random_lengths(lengths(false), rng, 4, 70000, false);
+        // The one 64 MiB case of the suite (non-quick only): the chunked and
+        // multi-threaded paths of every backend past 2^22 blocks.
+        if (bits == 128 && !options().quick) lens.push_back(64 * kMiB + 5);
+        for (size_t len : lens) {
+            Case c;
+            c.alg = alg;
+            c.source = "differential vs OpenSSL";
+            c.key = rng.bytes(bits / 8);
+            c.iv = rng.bytes(16);
+            c.pt = rng.bytes(len);
+            c.id = id_of(alg, len, "iv=" + hex_encode(c.iv));
+            std::string err;
+            if (!reference_ok(evp_cipher(ossl_name(alg), true, c.key, c.iv, c.pt, false, &c.ct, &err), c.id, alg, err))
+                continue;
+            set_current(c.id);
+            run_case(c);
+        }
+    }
+}
+
+// Carry out of the low 64 counter bits (through the length and the offset), the
+// last counters below 2^128 and the refusal past them, as for AES.
+TEST_F(Diff, CamelliaCtrCounterEdges) {
+    Rng rng(seed() ^ 13);
+    ctr_counter_edges("camellia-128-ctr", 16, rng);
+    ctr_counter_edges("camellia-256-ctr", 32, rng);
+}
+
+// Multiplies an XTS tweak by alpha in GF(2^128), IEEE 1619's little-endian order.
+void xts_mul_alpha(uint8_t t[16]) {
+    unsigned carry = 0;
+    for (int i = 0; i < 16; ++i) {
+        const unsigned next = t[i] >> 7;
+        t[i] = static_cast<uint8_t>(t[i] << 1 | carry);
+        carry = next;
+    }
+    if (carry) t[0] ^= 0x87;
+}
+
+// One XTS data unit (at least one block) encrypted with nothing but a block
+// cipher's ECB from OpenSSL (ecb: "CAMELLIA-128-ECB", ...): T = E_k2(tweak),
+// C_j = E_k1(P_j ^ T_j) ^ T_j with T_{j+1} = T_j * alpha, and ciphertext
+// stealing for a short last block (IEEE 1619-2007, 5.3.2).
+bool xts_unit_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& tweak, const Bytes& in, Bytes* out,
+                       std::string* err) {
+    const size_t half = key.size() / 2;
+    const Bytes k1(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(half));
+    const Bytes k2(key.begin() + static_cast<std::ptrdiff_t>(half), key.end());
+    if (in.size() < 16) {
+        *err = "XTS unit under one block";
+        return false;
+    }
+    Bytes t;
+    if (!evp_cipher(ecb, true, k2, {}, tweak, false, &t, err)) return false;
+    const size_t full = in.size() / 16, rem = in.size() % 16;
+    const size_t plain_blocks = rem ? full - 1 : full;   // blocks before the stealing pair
+    Bytes x(plain_blocks * 16), tweaks(plain_blocks * 16), y;
+    for (size_t j = 0; j < plain_blocks; ++j) {
+        for (size_t b = 0; b < 16; ++b) {
+            tweaks[16 * j + b] = t[b];
+            x[16 * j + b] = in[16 * j + b] ^ t[b];
+        }
+        xts_mul_alpha(t.data());
+    }
+    if (!evp_cipher(ecb, true, k1, {}, x, false, &y, err)) return false;
+    out->assign(in.size(), 0);
+    for (size_t i = 0; i < y.size(); ++i) (*out)[i] = y[i] ^ tweaks[i];
+    if (rem == 0) return true;
+    // Stealing: block m-1 under T_{m-1} gives CC; its first rem bytes are the
+    // short last block, and (P_m || CC[rem..]) under T_m becomes block m-1.
+    const size_t at = plain_blocks * 16;
+    Bytes t_next = t;
+    xts_mul_alpha(t_next.data());
+    Bytes blk(16), cc;
+    for (size_t b = 0; b < 16; ++b) blk[b] = in[at + b] ^ t[b];
+    if (!evp_cipher(ecb, true, k1, {}, blk, false, &cc, err)) return false;
+    for (size_t b = 0; b < 16; ++b) cc[b] ^= t[b];
+    Bytes pp(16), last;
+    for (size_t b = 0; b < 16; ++b) pp[b] = (b < rem ? in[at + 16 + b] : cc[b]) ^ t_next[b];
+    if (!evp_cipher(ecb, true, k1, {}, pp, false, &last, err)) return false;
+    for (size_t b = 0; b < 16; ++b) (*out)[at + b] = last[b] ^ t_next[b];
+    for (size_t b = 0; b < rem; ++b) (*out)[at + 16 + b] = cc[b];
+    return true;
+}
+
+// A whole message of data units (unit 0 = one unit) by the composed oracle.
+bool xts_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& iv, const Bytes& pt, uint64_t unit,
+                  Bytes* ct, std::string* err) {
+    const uint64_t u = unit ? unit : pt.size();
+    ct->clear();
+    for (uint64_t k = 0, pos = 0; pos < pt.size(); ++k, pos += u) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(u, pt.size() - pos));
+        Bytes piece(pt.begin() + static_cast<std::ptrdiff_t>(pos), pt.begin() + static_cast<std::ptrdiff_t>(pos + n)),
+            out;
+        if (!xts_unit_from_ecb(ecb, key, tweak_plus(iv, k), piece, &out, err)) return false;
+        ct->insert(ct->end(), out.begin(), out.end());
+    }
+    return true;
+}
+
+// The composed oracle itself, checked where OpenSSL has the real thing: over
+// AES-ECB it must give OpenSSL's AES-XTS, stealing included.
+TEST_F(Diff, XtsOracleFromEcbMatchesOpenSslAesXts) {
+    Rng rng(seed() ^ 14);
+    for (int bits : {128, 256}) {
+        for (size_t len : {size_t(16), size_t(17), size_t(31), size_t(32), size_t(33), size_t(100), size_t(4111)}) {
+            const Bytes key = rng.bytes(bits / 4), iv = rng.bytes(16), pt = rng.bytes(len);
+            Bytes want, got;
+            std::string err;
+            ASSERT_TRUE(evp_cipher("AES-" + std::to_string(bits) + "-XTS", true, key, iv, pt, false, &want, &err))
+                << err;
+            ASSERT_TRUE(xts_unit_from_ecb("AES-" + std::to_string(bits) + "-ECB", key, iv, pt, &got, &err)) << err;
+            EXPECT_EQ(hex_encode(got), hex_encode(want)) << "AES-" << bits << " len " << len;
+        }
+    }
+}
+
+TEST_F(Diff, CamelliaXts) {
+    Rng rng(seed() ^ 15);
+    for (int bits : {128, 256}) {
+        const std::string alg = "camellia-" + std::to_string(bits) + "-xts";
+        const std::string ecb = "CAMELLIA-" + std::to_string(bits) + "-ECB";
+        struct Shape {
+            size_t len;
+            uint64_t unit;
+        };
+        std::vector<Shape> shapes;
+        for (size_t len : lengths(false))
+            if (len >= 16) shapes.push_back({len, 0});
+        // Several units per call: whole units, and a short last unit (stealing in
+        // every unit whose size is not whole blocks).
+        for (uint64_t unit : {16, 17, 31, 32, 33, 100, 512, 4096, 4111, 4112}) {
+            shapes.push_back({static_cast<size_t>(unit * 5), unit});
+            if (unit > 16) shapes.push_back({static_cast<size_t>(unit * 3 + 16 + rng.below(unit - 16)), unit});
+        }
+        if (!options().quick && bits == 256) shapes.push_back({4 * kMiB + 4096 + 21, 4096});
+        for (size_t i = 0; i < shapes.size(); ++i) {
+            const Shape& s = shapes[i];
+            Case c;
+            c.alg = alg;
+            c.source = s.unit ? "differential vs OpenSSL ECB-built XTS per unit" : "differential vs OpenSSL ECB-built XTS";
+            c.key = rng.bytes(bits / 4);
+            c.iv = rng.bytes(16);
+            // Multi-unit shapes near tweak carries: in the low byte, or across the low 64 bits.
+            if (s.unit) {
+                c.iv[0] = 0xfe;
+                for (size_t b = 1; b < (i % 2 ? 8u : 2u); ++b) c.iv[b] = 0xff;
+            }
+            c.pt = rng.bytes(s.len);
+            c.data_unit = s.unit;
+            c.id = id_of(alg, s.len, "data_unit=" + std::to_string(s.unit) + " tweak=" + hex_encode(c.iv));
+            std::string err;
+            if (!reference_ok(xts_from_ecb(ecb, c.key, c.iv, c.pt, s.unit, &c.ct, &err), c.id, alg, err)) continue;
+            set_current(c.id);
+            run_case(c);
         }
     }
 }
@@ -425,7 +645,8 @@ TEST_F(Diff, OffsetAgainstKeystreamFromZero) {
         const char* name;
         size_t key, iv;
     };
-    const Alg algs[] = {{"aes-128-ctr", 16, 16}, {"aes-256-ctr", 32, 16}, {"chacha20", 32, 16},
+    const Alg algs[] = {{"aes-128-ctr", 16, 16},      {"aes-256-ctr", 32, 16},      {"camellia-128-ctr", 16, 16},
+                        {"camellia-192-ctr", 24, 16}, {"camellia-256-ctr", 32, 16}, {"chacha20", 32, 16},
                         {"chacha20-djb", 32, 8}, {"salsa20", 32, 8},      {"salsa20-12", 32, 8},
                         {"salsa20-8", 32, 8},    {"xsalsa20", 32, 24},    {"xchacha20", 32, 24}};
     const uint64_t offsets[] = {1, 15, 16, 17, 63, 64, 65, 1000, 4097, 65536 + 7};
@@ -446,9 +667,8 @@ TEST_F(Diff, OffsetAgainstKeystreamFromZero) {
             Bytes zeros(off + len, 0), ks;
             std::string err;
             bool ok;
-            if (std::strncmp(a.name, "aes-", 4) == 0) {
-                ok = evp_cipher(std::string(a.name) == "aes-128-ctr" ? "AES-128-CTR" : "AES-256-CTR", true, c.key,
-                                c.iv, zeros, false, &ks, &err);
+            if (std::strstr(a.name, "-ctr") != nullptr) {
+                ok = evp_cipher(ossl_name(a.name), true, c.key, c.iv, zeros, false, &ks, &err);
             } else if (std::strcmp(a.name, "chacha20") == 0) {
                 ok = evp_cipher("ChaCha20", true, c.key, c.iv, zeros, false, &ks, &err);
             } else {

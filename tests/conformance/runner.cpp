@@ -129,12 +129,24 @@ static BackendSlot open_slot(const std::string& label, const std::string& device
 void open_backends(const std::string& filter) {
     if (wanted(filter, "cpu")) g_backends.push_back(open_slot("cpu", "cpu", ""));
     if (wanted(filter, "portable")) g_backends.push_back(open_slot("cpu/portable", "cpu", "cpu.impl=portable"));
+    // AES through the generic block-cipher kernels (context option aes=generic).
+    auto generic_slot = [](const std::string& device, const std::string& label) {
+        BackendSlot b = open_slot(label + "/generic", device, "aes=generic");
+        b.aes_raw_only = true;
+        return b;
+    };
+    const bool generic_only = wanted(filter, "generic");
     if (wanted(filter, "cuda")) {
         BackendSlot b = open_slot("cuda:0", "cuda:0", "");
         if (b.ctx == nullptr) b.unavailable = "no CUDA device: " + b.unavailable;
         g_backends.push_back(b);
     }
-    if (wanted(filter, "opencl")) {
+    if (wanted(filter, "cuda") || generic_only) {
+        BackendSlot g = generic_slot("cuda:0", "cuda:0");
+        if (g.ctx == nullptr) g.unavailable = "no CUDA device: " + g.unavailable;
+        g_backends.push_back(g);
+    }
+    if (wanted(filter, "opencl") || generic_only) {
         for (int i = 0; i < 16; ++i) {
             const std::string dev = "opencl:" + std::to_string(i);
             BackendSlot b = open_slot(dev, dev, "");
@@ -143,10 +155,17 @@ void open_backends(const std::string& filter) {
                     b.label = "opencl";
                     b.unavailable = "no OpenCL device: " + b.unavailable;
                     g_backends.push_back(b);
+                    BackendSlot g = generic_slot(dev, "opencl");
+                    g.unavailable = b.unavailable;
+                    bc_context_destroy(g.ctx);
+                    g.ctx = nullptr;
+                    g_backends.push_back(g);
                 }
                 break;
             }
-            g_backends.push_back(b);
+            if (wanted(filter, "opencl")) g_backends.push_back(b);
+            else bc_context_destroy(b.ctx);
+            g_backends.push_back(generic_slot(dev, dev));
         }
     }
     for (const auto& b : g_backends) {
@@ -600,7 +619,9 @@ void run_case(const Case& c) {
         results().skip(RowKey{c.alg, c.source, "(every backend)"}, c.skip);
         return;
     }
+    const bool aes_raw = c.type == CaseType::Raw && starts_with(c.alg, "aes-");
     for (BackendSlot& b : g_backends) {
+        if (b.aes_raw_only && !aes_raw) continue;
         std::snprintf(g_current, sizeof g_current, "%s on %s (%s)", c.id.c_str(), b.label.c_str(), c.alg.c_str());
         const RowKey row{c.alg, c.source, b.label};
         if (b.ctx == nullptr) {   // a backend this machine lacks: one row for all its cases

@@ -22,10 +22,15 @@ struct BackendSlot {
     std::string options;      // its options ("" = NULL)
     bc_context* ctx = nullptr;
     std::string unavailable;  // why ctx is null (the skip reason of every case here)
+    // The aes=generic rows (cuda:0/generic, opencl:N/generic): that option moves
+    // only AES's raw modes onto the generic block-cipher kernels, so only those
+    // cases run there; the rest would repeat the plain row.
+    bool aes_raw_only = false;
 };
 
 // Opens the contexts once. filter: comma-separated families to keep
-// ("cpu,portable,cuda,opencl"); empty keeps all.
+// ("cpu,portable,cuda,opencl"); empty keeps all. The cuda and opencl families
+// include their aes=generic rows; "generic" alone selects only those.
 void open_backends(const std::string& filter);
 void close_backends();
 std::vector<BackendSlot>& backends();

@@ -946,14 +946,14 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
         return wycheproof_aead(recs, rel);
     }
     if (fmt == "botan") {
-        if (rel.find("/data/block/") != std::string::npos) return botan_block_ecb(recs, rel);
         if (name == "cbc.vec") return botan_cbc(recs, rel);
         if (name == "ctr.vec") return botan_ctr(recs, rel);
         if (name == "xts.vec") return botan_xts(recs, rel);
         if (name == "gcm.vec") return botan_gcm(recs, rel);
         if (name == "chacha.vec") return botan_chacha(recs, rel);
         if (name == "salsa20.vec") return botan_salsa(recs, rel);
-        return botan_chachapoly(recs, rel);
+        if (name == "chacha20poly1305.vec") return botan_chachapoly(recs, rel);
+        return botan_block_ecb(recs, rel);   // block/<cipher>.vec: aes.vec, camellia.vec, ...
     }
     if (fmt == "nist") {
         if (name.rfind("XTSGen", 0) == 0) return nist_xts(recs, rel);

@@ -614,14 +614,17 @@ static char g_current[1024];
 const char* current_case() { return g_current; }
 void set_current(const std::string& what) { std::snprintf(g_current, sizeof g_current, "%s", what.c_str()); }
 
+bool runs_on(const BackendSlot& b, const Case& c) {
+    return !b.aes_raw_only || (c.type == CaseType::Raw && starts_with(c.alg, "aes-"));
+}
+
 void run_case(const Case& c) {
     if (!c.skip.empty()) {   // not applicable anywhere: one row, not one per backend
         results().skip(RowKey{c.alg, c.source, "(every backend)"}, c.skip);
         return;
     }
-    const bool aes_raw = c.type == CaseType::Raw && starts_with(c.alg, "aes-");
     for (BackendSlot& b : g_backends) {
-        if (b.aes_raw_only && !aes_raw) continue;
+        if (!runs_on(b, c)) continue;
         std::snprintf(g_current, sizeof g_current, "%s on %s (%s)", c.id.c_str(), b.label.c_str(), c.alg.c_str());
         const RowKey row{c.alg, c.source, b.label};
         if (b.ctx == nullptr) {   // a backend this machine lacks: one row for all its cases

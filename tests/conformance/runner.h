@@ -67,6 +67,8 @@ struct Case {
 
 // Runs one case on every backend; records pass / fail / skip in results().
 void run_case(const Case& c);
+// Whether run_case runs c on slot b (the aes=generic rows take AES raw modes only).
+bool runs_on(const BackendSlot& b, const Case& c);
 
 // The case (or differential test) running now; set_current names one.
 const char* current_case();

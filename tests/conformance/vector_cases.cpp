@@ -831,7 +831,8 @@ std::vector<Case> openssl_evp(const std::vector<Record>& recs, const std::string
         } else if (has_aad || has_tag) {
             harness_error(r.where(), "AAD or Tag on '" + c.alg + "', which is not an AEAD");
         }
-        // NextIV, the chaining value after the call, as the mode defines it.
+        // NextIV, the chaining value after the call, as the mode defines it
+        // (CBC: the last ciphertext block; CTR: the next counter block; GCM: the IV).
         if (has_next_iv) {
             if (ends_with(c.alg, "-cbc")) {
                 const size_t b = info.block_size;
@@ -841,8 +842,10 @@ std::vector<Case> openssl_evp(const std::vector<Record>& recs, const std::string
                 const uint64_t blocks = (c.pt.size() + info.block_size - 1) / info.block_size;
                 if (next_iv != counter_plus(c.iv, blocks))
                     harness_error(r.where(), "CTR NextIV is not the IV plus the blocks used");
+            } else if (ends_with(c.alg, "-gcm")) {
+                if (next_iv != c.iv) harness_error(r.where(), "GCM NextIV is not the IV");
             } else {
-                harness_error(r.where(), "NextIV on '" + c.alg + "': the suite knows its meaning only for CBC and CTR");
+                harness_error(r.where(), "NextIV on '" + c.alg + "': the suite knows its meaning for CBC, CTR and GCM only");
             }
         }
         if (avail == "fips") {
@@ -902,6 +905,7 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kPyca) + "Camellia/camellia-192-ecb.txt", 1280, "ntt"},
         {std::string(kPyca) + "Camellia/camellia-256-ecb.txt", 1280, "ntt"},
         {std::string(kOpenssl) + "evpciph_camellia.txt", 87, "evp"},
+        {std::string(kOpenssl) + "evpciph_aes_common.txt", 299, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
         {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
     };

@@ -44,16 +44,16 @@ const Tuning kTable[] = {
     // ---- measured: H100
     {kH100, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,
      "H100 SXM 80 GB HBM3, driver 580.159.04. Variant pair-dec: 2026-11-25, "
-     "bench/results/2026-11-25-aes-lane-pair-decryption (call1-pairdec: CBC decryption 411.6 GB/s "
+     "bench/results/2026-11-25-aes-lane-pair-decryption (run1-pairdec: CBC decryption 411.6 GB/s "
      "against pair-cc's 382.2, ECB decryption 419.7 against 400.7). Lane pairs at 16 blocks per SM: "
-     "2026-11-22, bench/results/2026-11-22-aes-sbox-pairs-engine-arms (call9-pair). pair-cc in one "
-     "wave: 2026-11-23, bench/results/2026-11-23-aes-counter-cache-ghash (call3-unguarded-tiles: "
+     "2026-11-22, bench/results/2026-11-22-aes-sbox-pairs-engine-arms (run9-pair). pair-cc in one "
+     "wave: 2026-11-23, bench/results/2026-11-23-aes-counter-cache-ghash (run3-unguarded-tiles: "
      "AES-128-CTR 446.9 GB/s at one wave, 421.1 at four). GHASH planes layout (conflict-free "
      "shared-memory loads, bench/notes/ghash-gcm.md) and its 24 windows: same folder "
-     "(call5-ghash-lookups-kj24). Pipeline: as the generic H100 entry."},
+     "(run5-ghash-lookups-kj24). Pipeline: as the generic H100 entry."},
     {kH100, "generic", "*", kCudaGeneric, kNone, kNone, kCudaPipe, kNoEngine,
      "H100 SXM 80 GB HBM3, driver 580.159.04, PCIe Gen5 x16, 2026-11-23, "
-     "bench/results/2026-11-23-scratch-pool-hybrid (call1-bb01600: the NO-OP sweep found depth 4 "
+     "bench/results/2026-11-23-scratch-pool-hybrid (run1-bb01600: the NO-OP sweep found depth 4 "
      "and 8 MiB pieces best, 1 GiB pageable jobs at 92-99 % of the NO-OP rate). The grid cap of "
      "8 blocks per SM and the 64 MiB MAC staging are estimates carried from the AES kernels."},
 
@@ -79,11 +79,11 @@ const Tuning kTable[] = {
     // last resort, see tuning.cpp)
     {kHost, "generic", "*", kNone, kNone, kNone, {0, 0, 0}, {4 * MiB, 4 * MiB, 1 * MiB, 64 * KiB},
      "H100 machine's 16-core Xeon host, driver 580.159.04. Engine chunk 4 MiB and CPU threshold "
-     "4 MiB: 2026-11-25, bench/results/2026-11-25-aes-inverse-round (call2-ncu-engine: every job "
+     "4 MiB: 2026-11-25, bench/results/2026-11-25-aes-inverse-round (run2-ncu-engine: every job "
      "split at 4 / 16 / 64 MiB chunks, AES-128-CTR 33.95 / 35.86 / 36.36 GB/s, none beating the CPU "
-     "alone; call9-final-xtsdec-edges: the measured crossover keeps 4 MiB). CPU one-shot AEAD up to "
+     "alone; run9-final-xtsdec-edges: the measured crossover keeps 4 MiB). CPU one-shot AEAD up to "
      "1 MiB and pool splitting above 64 KiB: estimates, exercised by the file-encryption runs of "
-     "2026-11-22, bench/results/2026-11-22-aes-cle-engine-policy (call4-pool-share, call6-final)."},
+     "2026-11-22, bench/results/2026-11-22-aes-cle-engine-policy (run4-pool-share, run6-final)."},
 };
 
 }  // namespace

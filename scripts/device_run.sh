@@ -122,13 +122,13 @@ for phase in "$@"; do
       gpu_bench --only "${NCU_ALG:-aes-128-xts}" --runs 1 --no-openssl
     ;;
   blocks)  # the generic block-cipher path: every Cipher::Block algorithm and AES's generic kernels
-    TAIL=80 step block_bench 400 block_bench ${BLOCK_BENCH_ARGS:-} --json "$R/block.json"
+    TAIL=80 step block_bench "${BLOCK_BENCH_TIMEOUT:-400}" block_bench ${BLOCK_BENCH_ARGS:-} --json "$R/block.json"
     ;;
   compare)  # the previous build's GPU benchmarks and this build's, in turns on the same GPU
             # (pack_device.sh's OLD=build-folder packs the previous build under old/)
     if [ -f "$B/old.tar.xz" ]; then
       mkdir -p "$B/old" && tar -C "$B/old" -xJf "$B/old.tar.xz"
-      for turn in 1 2; do
+      for turn in $(seq "${COMPARE_TURNS:-2}"); do
         step "gpu_bench_old_$turn" 200 "$B/old/bin/gpu_bench" --no-openssl --json "$R/gpu_aes_old_$turn.json"
         step "gpu_bench_new_$turn" 200 gpu_bench --no-openssl --json "$R/gpu_aes_new_$turn.json"
       done

@@ -2,14 +2,9 @@
 #include <string>
 
 #include "capi/capi_internal.h"
+#include "modes/aead/aead.h"
 #include "modes/gcm/gcm.h"
-
-#if __has_include("modes/poly1305/poly1305.h")
 #include "modes/poly1305/poly1305.h"
-#define BC_HAVE_POLY1305 1
-#else
-#define BC_HAVE_POLY1305 0
-#endif
 
 namespace bc {
 
@@ -35,20 +30,23 @@ size_t aead_granule(const bc_key* key) { return key->material.alg->mode == Mode:
 Status aead_begin(const bc_key* key, const uint8_t* nonce, size_t nonce_len, AeadMessage* m) {
     const Algorithm* a = key->material.alg;
     if (a->mode == Mode::GCM) {
-        uint8_t j0[16];
-        gcm_j0(key->gcm_h, nonce, nonce_len, j0);
-        aes_encrypt_blocks(key->host_aes, j0, m->tag_mask, 1);
-        std::memcpy(m->ctr, j0, 16);
-        gcm_inc32(m->ctr, 1);
-        secure_wipe(j0, sizeof j0);
+        GcmMessageSetup g;
+        if (!gcm_setup(GcmCipher(key->host_aes), nonce, nonce_len, &g, &key->gcm_h))
+            return Status(BC_ERR_INTERNAL, std::string(a->name) + ": GCM set-up refused the key or nonce");
+        std::memcpy(m->tag_mask, g.ek_j0, 16);
+        std::memcpy(m->ctr, g.ctr, 16);
         return Status::ok();
     }
-#if BC_HAVE_POLY1305
     if (a->mode == Mode::ChaChaPoly) {
-        chachapoly_setup(key->material.raw.data(), nonce, nonce_len, m->subkey, &m->use_subkey, m->mac_key, m->ctr);
+        ChachaPolySetup c;
+        if (!chachapoly_setup(key->material.raw.data(), nonce, nonce_len, &c))
+            return Status(BC_ERR_IV_SIZE, std::string(a->name) + " takes a 12- or 24-byte nonce");
+        std::memcpy(m->mac_key, c.mac_key, 32);
+        std::memcpy(m->subkey, c.subkey, 32);
+        m->use_subkey = c.use_subkey;
+        std::memcpy(m->ctr, c.ctr, 16);
         return Status::ok();
     }
-#endif
     return Status(BC_ERR_NOT_SUPPORTED, std::string(a->name) + " is not an AEAD this build knows");
 }
 
@@ -56,27 +54,15 @@ void aead_fold(const bc_key* key, AeadMessage* m, const uint8_t* partial, uint64
     if (key->material.alg->mode == Mode::GCM) {
         bc_gf128 acc = ghash_fold(bc_gf128_load(m->acc), bc_gf128_load(partial), nblocks, key->gcm_h);
         bc_gf128_store(m->acc, acc);
+        secure_wipe_object(acc);
         return;
     }
-#if BC_HAVE_POLY1305
     poly1305_combine(m->acc, partial, nblocks, m->mac_key);
-#endif
 }
 
 void aead_tag(const bc_key* key, AeadMessage* m, uint64_t aad_len, uint64_t ct_len, uint8_t tag[16]) {
-    if (key->material.alg->mode == Mode::GCM) {
-        bc_gf128 s = gcm_finish(bc_gf128_load(m->acc), key->gcm_h, aad_len, ct_len);
-        bc_gf128_store(tag, bc_gf128_xor(s, bc_gf128_load(m->tag_mask)));
-        return;
-    }
-#if BC_HAVE_POLY1305
-    uint8_t lens[16], partial[17];
-    bc_store_le64(lens, aad_len);
-    bc_store_le64(lens + 8, ct_len);
-    poly1305_partial(m->mac_key, lens, 16, partial);
-    poly1305_combine(m->acc, partial, 1, m->mac_key);
-    poly1305_finish(m->acc, m->mac_key + 16, tag);
-#endif
+    if (key->material.alg->mode == Mode::GCM) gcm_tag(bc_gf128_load(m->acc), key->gcm_h, m->tag_mask, aad_len, ct_len, tag);
+    else chachapoly_tag(m->acc, m->mac_key, aad_len, ct_len, tag);
 }
 
 namespace {

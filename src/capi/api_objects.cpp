@@ -216,26 +216,7 @@ bc_status bc_key_create(bc_context* ctx, const char* algorithm, const uint8_t* k
             return Status(BC_ERR_NULL_POINTER, "ctx, algorithm and key are required");
         const Algorithm* alg = find_algorithm(algorithm);
         if (!alg) return Status(BC_ERR_UNKNOWN_ALGORITHM, std::string("unknown algorithm '") + algorithm + "'");
-        if (key_len != alg->key_size)
-            return Status(BC_ERR_KEY_SIZE, std::string(alg->name) + " takes a " + std::to_string(alg->key_size) +
-                                               "-byte key, not " + std::to_string(key_len));
-        if (!ctx->backend->supports(*alg))
-            return Status(BC_ERR_NOT_SUPPORTED, std::string(alg->name) + " is not available on the " +
-                                                    ctx->backend->name() + " backend");
-        auto k = std::make_unique<bc_key>();
-        k->ctx = ctx;
-        k->material.alg = alg;
-        k->material.raw = SecureBytes(key, key_len);
-        if (alg->mode == Mode::GCM) {
-            aes_expand_key(key, key_len, &k->host_aes);
-            uint8_t zero[16] = {0};
-            aes_encrypt_blocks(k->host_aes, zero, zero, 1);
-            k->gcm_h = bc_gf128_load(zero);
-            secure_wipe(zero, sizeof zero);
-        }
-        BC_TRY(ctx->backend->prepare_key(k->material, &k->backend_key));
-        *out = k.release();
-        return Status::ok();
+        return key_create(ctx, alg, key, key_len, out);
     });
 }
 
@@ -244,6 +225,34 @@ void bc_key_destroy(bc_key* key) { delete key; }
 const char* bc_key_algorithm(const bc_key* key) { return key ? key->material.alg->name : ""; }
 
 }  // extern "C"
+
+namespace bc {
+
+Status key_create(bc_context* ctx, const Algorithm* alg, const uint8_t* key, size_t key_len, bc_key** out) {
+    *out = nullptr;
+    if (key_len != alg->key_size)
+        return Status(BC_ERR_KEY_SIZE, std::string(alg->name) + " takes a " + std::to_string(alg->key_size) +
+                                           "-byte key, not " + std::to_string(key_len));
+    if (!ctx->backend->supports(*alg))
+        return Status(BC_ERR_NOT_SUPPORTED, std::string(alg->name) + " is not available on the " +
+                                                ctx->backend->name() + " backend");
+    auto k = std::make_unique<bc_key>();
+    k->ctx = ctx;
+    k->material.alg = alg;
+    k->material.raw = SecureBytes(key, key_len);
+    if (alg->mode == Mode::GCM) {
+        aes_expand_key(key, key_len, &k->host_aes);
+        uint8_t zero[16] = {0};
+        aes_encrypt_blocks(k->host_aes, zero, zero, 1);
+        k->gcm_h = bc_gf128_load(zero);
+        secure_wipe(zero, sizeof zero);
+    }
+    BC_TRY(ctx->backend->prepare_key(k->material, &k->backend_key));
+    *out = k.release();
+    return Status::ok();
+}
+
+}  // namespace bc
 
 bc_key::~bc_key() {
     backend_key.reset();  // wipes device copies

@@ -3,7 +3,8 @@
 // Pieces reach the backend with the same start-state conventions as one-shot
 // calls, so a stream gives byte-identical results however the caller cuts it:
 //   CTR and stream ciphers: no buffering, the keystream position advances;
-//   ECB/CBC: whole blocks, the last one held back when decrypting with padding;
+//   ECB/CBC: whole blocks of the cipher's block size (8 or 16 bytes), the last
+//            one held back when decrypting with padding;
 //   XTS: whole data units as they complete; without a data_unit_size the
 //        message is one unit (at most 2^20 blocks), encrypted at final;
 //   AEADs: pieces of the MAC granule, partial MACs folded as they come.
@@ -11,13 +12,15 @@
 #include <vector>
 
 #include "capi/capi_raw.h"
+#include "modes/aead/aead.h"
 #include "modes/block/host_modes.h"
+#include "modes/gcm/gcm.h"
 
 struct bc_stream {
     bc_key* key = nullptr;
     bc::Dir dir = bc::Dir::Encrypt;
     bc_params params{};
-    uint8_t iv[1024] = {};          // CBC: chaining value; XTS: tweak of the next unit
+    uint8_t iv[1024] = {};          // CBC: chaining value (one block); XTS: tweak of the next unit
     size_t iv_len = 0;
     uint64_t position = 0;          // bytes processed (keystream offset, XTS units x unit size)
     bc::SecureBytes pending;        // input not yet processed (partial block, unit, granule)
@@ -53,14 +56,17 @@ void drop_front(SecureBytes& buf, size_t n) {
 Status raw_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
     if (len == 0) return Status::ok();
     const Mode mode = s->key->material.alg->mode;
-    uint8_t next_chain[16];
+    const size_t bs = s->key->material.alg->block_size;  // CBC: pieces are whole blocks of it
+    uint8_t next_chain[kMaxPkcs7Block];
     if (mode == Mode::CBC) {  // the next chaining value is the last ciphertext block
-        if (s->dir == Dir::Decrypt) std::memcpy(next_chain, in + len - 16, 16);
+        if (bs > sizeof next_chain || len < bs) return Status(BC_ERR_INTERNAL, "CBC piece shorter than a block");
+        if (s->dir == Dir::Decrypt) std::memcpy(next_chain, in + len - bs, bs);
     }
     BC_TRY(raw_run(s->key, s->dir, s->iv, s->iv_len, in, out, len, s->params,
                    s->key->material.alg->kind == BC_KIND_STREAM ? s->position : 0));
     if (mode == Mode::CBC) {
-        std::memcpy(s->iv, s->dir == Dir::Encrypt ? out + len - 16 : next_chain, 16);
+        std::memcpy(s->iv, s->dir == Dir::Encrypt ? out + len - bs : next_chain, bs);
+        secure_wipe(next_chain, sizeof next_chain);
     } else if (mode == Mode::XTS && s->params.data_unit_size) {
         add_le128(s->iv, len / s->params.data_unit_size);
     }
@@ -96,13 +102,8 @@ Status aead_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
     BC_TRY(s->key->ctx->backend->aead_chunk(s->key->material, *s->key->backend_key, op));
     aead_fold(s->key, &s->msg, op.partial, (len + 15) / 16);
     // Advance the counter state by the blocks consumed.
-    if (s->key->material.alg->mode == Mode::GCM) {
-        uint32_t c = bc_load_be32(s->msg.ctr + 12) + static_cast<uint32_t>(len / 16);
-        bc_store_be32(s->msg.ctr + 12, c);
-    } else {  // ChaCha: 32-bit little-endian block counter in word 12, 64-byte blocks
-        uint32_t c = bc_load_le32(s->msg.ctr) + static_cast<uint32_t>(len / 64);
-        bc_store_le32(s->msg.ctr, c);
-    }
+    if (s->key->material.alg->mode == Mode::GCM) gcm_inc32(s->msg.ctr, len / 16);
+    else chachapoly_ctr_add(s->msg.ctr, len / 64);
     s->ct_len += len;
     return Status::ok();
 }
@@ -117,9 +118,10 @@ size_t processable(const bc_stream* s, size_t avail) {
     switch (a->kind) {
     case BC_KIND_STREAM: return avail;
     case BC_KIND_BLOCK_MODE: {
-        size_t whole = avail / 16 * 16;
+        const size_t bs = a->block_size;
+        size_t whole = avail / bs * bs;
         // Decrypting with padding: keep the last block for final's check.
-        if ((s->params.flags & BC_FLAG_PAD_PKCS7) && s->dir == Dir::Decrypt && whole == avail && whole) whole -= 16;
+        if ((s->params.flags & BC_FLAG_PAD_PKCS7) && s->dir == Dir::Decrypt && whole == avail && whole) whole -= bs;
         return whole;
     }
     case BC_KIND_XTS: {
@@ -201,32 +203,32 @@ Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len)
         }
         if (st) *out_len = n;
     } else if (a->kind == BC_KIND_BLOCK_MODE) {
+        const size_t bs = a->block_size;  // 8 or 16: what is held back is under one block
+        if (pad && bs > kMaxPkcs7Block) return Status(BC_ERR_INTERNAL, "block larger than PKCS#7 handles here");
         if (pad && s->dir == Dir::Encrypt) {
-            size_t bound = 16;
             if (!out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
-            if (out_cap < bound) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs 16 bytes");
-            uint8_t last[16];
-            uint8_t fill = static_cast<uint8_t>(16 - n);
-            std::memcpy(last, s->pending.data(), n);
-            std::memset(last + n, fill, fill);
-            st = raw_piece(s, last, out, 16);
+            if (out_cap < bs) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(bs) + " bytes");
+            uint8_t last[kMaxPkcs7Block];
+            pkcs7_pad(s->pending.data(), n, bs, last);
+            st = raw_piece(s, last, out, bs);
             secure_wipe(last, sizeof last);
-            if (st) *out_len = 16;
+            if (st) *out_len = bs;
         } else if (pad) {
-            if (n != 16) return Status(BC_ERR_INPUT_LENGTH, "padded input must be whole blocks, at least one");
+            if (n != bs) return Status(BC_ERR_INPUT_LENGTH, "padded input must be whole blocks, at least one");
             if (!out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
-            if (out_cap < 16) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs 16 bytes");
-            uint8_t last[16];
-            st = raw_piece(s, s->pending.data(), last, 16);
+            if (out_cap < bs) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(bs) + " bytes");
+            uint8_t last[kMaxPkcs7Block];
+            st = raw_piece(s, s->pending.data(), last, bs);
             size_t pad_len = 0;
-            if (st && !pkcs7_strip(last, &pad_len)) st = Status(BC_ERR_BAD_PADDING, "PKCS#7 padding is malformed");
+            if (st && !pkcs7_strip(last, bs, &pad_len)) st = Status(BC_ERR_BAD_PADDING, "PKCS#7 padding is malformed");
             if (st) {
-                std::memcpy(out, last, 16 - pad_len);
-                *out_len = 16 - pad_len;
+                std::memcpy(out, last, bs - pad_len);
+                *out_len = bs - pad_len;
             }
             secure_wipe(last, sizeof last);
         } else if (n) {
-            return Status(BC_ERR_INPUT_LENGTH, std::string(a->name) + " input must be whole 16-byte blocks");
+            return Status(BC_ERR_INPUT_LENGTH, std::string(a->name) + " input must be whole " + std::to_string(bs) +
+                                                   "-byte blocks");
         }
     } else if (a->kind == BC_KIND_XTS) {
         if ((n && n < 16) || (n == 0 && s->position == 0))
@@ -239,7 +241,9 @@ Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len)
     s->pending.clear();
     if (!st) {
         s->failed = true;
-        if (out) wipe_output(s->key, out, n < 16 ? 16 : n, s->params);
+        // What final may have written: the data held back, or one block (padding).
+        const size_t block = a->kind == BC_KIND_BLOCK_MODE ? a->block_size : 16;
+        if (out) wipe_output(s->key, out, std::min(out_cap, std::max(n, block)), s->params);
         *out_len = 0;
         return st;
     }

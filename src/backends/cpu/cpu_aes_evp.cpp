@@ -129,9 +129,9 @@ Status cpu_aes_prepare(const KeyMaterial& key, std::unique_ptr<BackendKey>* out)
         return Status(BC_ERR_KEY_SIZE, "AES key must be 16, 24 or 32 bytes");
     if (xts) k->xts_equal_halves = ct_equal(key.raw.data(), key.raw.data() + k->half, k->half);
     if (key.alg->mode == Mode::GCM) {
+        const HostBlockKey hk = k->k1.key();
+        k->h = gcm_hash_subkey(GcmCipher(*hk.cipher, hk.ks));
         uint8_t block[16] = {0};
-        k->aes_block(block, block);
-        k->h = bc_gf128_load(block);
         bc_gf128 inv = gf128_inverse(k->h);  // H = 0 has probability 2^-128; see cpu_gcm_chunk
         k->h_inv2 = bc_gf128_mul(inv, inv);
         std::memset(block, 0, sizeof block);

@@ -254,9 +254,9 @@ Status CudaBackend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendK
     put_key(k->k1, 0, &k->d1, base);
     if (xts) put_key(k->k2, per_key, &k->d2, base);
     if (gcm) {
-        uint8_t zero[16] = {0}, h[16];
-        aes_encrypt_blocks(k->k1, zero, h, 1);
-        k->h = bc_gf128_load(h);
+        uint8_t h[16];
+        k->h = gcm_hash_subkey(GcmCipher(k->k1));
+        bc_gf128_store(h, k->h);
         ghash_build_tables(h, blob.data() + per_key);
         k->ghash_tables = base + per_key;
         secure_wipe(h, sizeof h);

@@ -46,34 +46,6 @@ bc_gf128 ghash_fold(bc_gf128 acc, bc_gf128 partial, uint64_t nblocks, bc_gf128 h
     return bc_gf128_xor(bc_gf128_mul(acc, gf128_pow(h, nblocks)), partial);
 }
 
-void gcm_j0(bc_gf128 h, const uint8_t* iv, size_t iv_len, uint8_t j0[16]) {
-    if (iv_len == 12) {
-        std::memcpy(j0, iv, 12);
-        j0[12] = j0[13] = j0[14] = 0;
-        j0[15] = 1;
-        return;
-    }
-    // J0 = GHASH_H(IV || 0-pad || [0]_64 || [8*len(IV)]_64)
-    bc_gf128 y = {0, 0};
-    y = bc_ghash_blocks(y, h, iv, iv_len / 16);
-    if (iv_len % 16) {
-        uint8_t last[16] = {0};
-        std::memcpy(last, iv + 16 * (iv_len / 16), iv_len % 16);
-        y = bc_ghash_blocks(y, h, last, 1);
-    }
-    uint8_t lens[16] = {0};
-    bc_store_be64(lens + 8, (uint64_t)iv_len * 8);
-    y = bc_ghash_blocks(y, h, lens, 1);
-    bc_gf128_store(j0, y);
-}
-
-bc_gf128 gcm_finish(bc_gf128 acc, bc_gf128 h, uint64_t aad_len, uint64_t ct_len) {
-    bc_gf128 l;
-    l.hi = aad_len * 8;
-    l.lo = ct_len * 8;
-    return bc_gf128_xor(acc, bc_gf128_mul(l, h));
-}
-
 void gcm_inc32(uint8_t ctr[16], uint64_t n) {
     uint32_t c = bc_load_be32(ctr + 12);
     c += static_cast<uint32_t>(n);

@@ -22,14 +22,10 @@ bc_gf128 ghash_partial(bc_gf128 h, const uint8_t* data, size_t len);
 // acc = acc * H^nblocks + partial: appends a piece of nblocks blocks.
 bc_gf128 ghash_fold(bc_gf128 acc, bc_gf128 partial, uint64_t nblocks, bc_gf128 h);
 
-// J0 of SP 800-38D from the IV (any non-zero length).
-void gcm_j0(bc_gf128 h, const uint8_t* iv, size_t iv_len, uint8_t j0[16]);
-
-// S = acc + L*H with L = [8*aad_len]_64 || [8*ct_len]_64, where acc holds the
-// folded partials of AAD (padded) then ciphertext (padded). The tag is E_K(J0) ^ S.
-bc_gf128 gcm_finish(bc_gf128 acc, bc_gf128 h, uint64_t aad_len, uint64_t ct_len);
-
 // Adds n to the low 32 bits of a counter block, big-endian, modulo 2^32 (GCM's inc32).
 void gcm_inc32(uint8_t ctr[16], uint64_t n);
 
 }  // namespace bc
+
+// The GCM construction itself (J0, the length block, the tag, H): modes/aead.
+#include "modes/aead/aead.h"

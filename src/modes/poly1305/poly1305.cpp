@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "cores/chacha/chacha.h"
 #include "util/secure.h"
 
 namespace bc {
@@ -247,38 +246,6 @@ void poly1305_finish(const uint8_t acc[17], const uint8_t s[16], uint8_t tag[16]
     uint64_t hi = a1 + s1 + (uint64_t)(t >> 64);
     st64(tag, lo);
     st64(tag + 8, hi);
-}
-
-void chachapoly_setup(const uint8_t key[32], const uint8_t* nonce, size_t nonce_len,
-                      uint8_t subkey_out[32], bool* use_subkey, uint8_t mac_key[32],
-                      uint8_t ctr[16]) {
-    std::memset(subkey_out, 0, 32);
-    std::memset(mac_key, 0, 32);
-    std::memset(ctr, 0, 16);
-    *use_subkey = false;
-    uint8_t n12[12];
-    const uint8_t* k = key;
-    if (nonce_len == 12) {
-        std::memcpy(n12, nonce, 12);
-    } else if (nonce_len == 24) {
-        bc_hchacha20(key, nonce, subkey_out);
-        *use_subkey = true;
-        k = subkey_out;
-        std::memset(n12, 0, 4);
-        std::memcpy(n12 + 4, nonce + 16, 8);
-    } else {
-        return;
-    }
-    bc_u32 st[16];
-    bc_chacha_set_key(st, k, 32);
-    bc_chacha_set_ietf(st, 0, n12);
-    uint8_t block0[64];
-    bc_chacha_keystream_block(st, BC_CHACHA_LAYOUT_IETF, 20, 0, block0);
-    std::memcpy(mac_key, block0, 32);
-    bc_store_le32(ctr, 1);
-    std::memcpy(ctr + 4, n12, 12);
-    secure_wipe(block0, sizeof(block0));
-    secure_wipe(st, sizeof(st));
 }
 
 }  // namespace bc

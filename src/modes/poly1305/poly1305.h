@@ -29,7 +29,8 @@ void poly1305_finish(const uint8_t acc[17], const uint8_t s[16], uint8_t tag[16]
 // false. nonce_len 24: subkey = HChaCha20(key, nonce[0:16]), nonce' = 0^4 ||
 // nonce[16:24], *use_subkey = true. mac_key = the first 32 bytes of keystream
 // block 0; ctr = state words 12..15 (le32 counter = 1, then nonce'). Any other
-// nonce_len zeroes every output (the C API refuses it before calling).
+// nonce_len zeroes every output (the C API refuses it before calling). Defined
+// with the other AEAD constructions in modes/aead (chachapoly_setup there).
 void chachapoly_setup(const uint8_t key[32], const uint8_t* nonce, size_t nonce_len,
                       uint8_t subkey_out[32], bool* use_subkey, uint8_t mac_key[32],
                       uint8_t ctr[16]);

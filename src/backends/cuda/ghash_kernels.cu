@@ -21,7 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "modes/gcm/ghash.h"
+#include "modes/gcm/gcm.h"
+#include "modes/gcm/ghash_device.h"
 
 namespace bc {
 namespace cuda {
@@ -49,32 +50,23 @@ __device__ __forceinline__ uint4 gf_xor(uint4 a, uint4 b) {
     return make_uint4(a.x ^ b.x, a.y ^ b.y, a.z ^ b.z, a.w ^ b.w);
 }
 
+// The dialect's constant-time GF(2^128) arithmetic (modes/gcm/ghash_device.h) on uint4:
+// the same four big-endian words, x first.
+__device__ __forceinline__ bc_gf128w gfw(const uint4& a) { return bc_gf128w{a.x, a.y, a.z, a.w}; }
+__device__ __forceinline__ uint4 gf4(const bc_gf128w& a) { return make_uint4(a.x, a.y, a.z, a.w); }
+
 // Steps 8s .. 8s + 7 (s = 0..15) of gf_mul_ct's 128, on its state z (product so far) and v
 // (b times x^step): the same operations whatever the values. The group kernel spreads a
 // product over 16 iterations of its lookup loop this way.
 __device__ __forceinline__ void gf_mul_ct_steps(uint4& z, uint4& v, const uint4& a, int s) {
-    const uint32_t word = s < 8 ? (s < 4 ? a.x : a.y) : (s < 12 ? a.z : a.w);
-    uint32_t bits = word << ((s & 3) * 8);
-#pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const uint32_t m = (uint32_t)((int32_t)bits >> 31);
-        bits <<= 1;
-        z.x ^= v.x & m; z.y ^= v.y & m; z.z ^= v.z & m; z.w ^= v.w & m;
-        const uint32_t r = (uint32_t)((int32_t)(v.w << 31) >> 31) & 0xe1000000u;
-        v.w = __funnelshift_r(v.w, v.z, 1);
-        v.z = __funnelshift_r(v.z, v.y, 1);
-        v.y = __funnelshift_r(v.y, v.x, 1);
-        v.x = (v.x >> 1) ^ r;
-    }
+    bc_gf128w zw = gfw(z), vw = gfw(v);
+    bc_gf128w_mul_steps(&zw, &vw, gfw(a), s);
+    z = gf4(zw);
+    v = gf4(vw);
 }
 
 // a * b, both possibly secret: 128 steps, the same operations whatever the values.
-__device__ uint4 gf_mul_ct(uint4 a, uint4 b) {
-    uint4 z = make_uint4(0, 0, 0, 0), v = b;
-#pragma unroll 4
-    for (int s = 0; s < 16; ++s) gf_mul_ct_steps(z, v, a, s);
-    return z;
-}
+__device__ uint4 gf_mul_ct(uint4 a, uint4 b) { return gf4(bc_gf128w_mul(gfw(a), gfw(b))); }
 
 // Block blk as it lies in memory: four little-endian words (zero before the data and past len).
 template <bool kFast>
@@ -93,10 +85,6 @@ __device__ __forceinline__ uint4 load_le_block(const uint8_t* p, int64_t blk, ui
     }
     return make_uint4(w[0], w[1], w[2], w[3]);
 }
-
-// Bit position, in a little-endian word, of the k-th nibble (k = 0..7) of the same word read
-// big-endian (GCM's order): byte k / 2, its high nibble for even k.
-__host__ __device__ constexpr int le_nibble_shift(int k) { return 8 * (k >> 1) + ((k & 1) ? 0 : 4); }
 
 // XOR of v over the whole thread block; the result is valid in thread 0.
 template <int kThreadsPerBlock>
@@ -165,7 +153,7 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
             if (j < 16) gf_mul_ct_steps(z, v, pending, j);
             if (planes) {
                 // Table w (w = 8q + k) takes nibble k of word q read big-endian, found in the
-                // little-endian word at le_nibble_shift(k): one shift gives nibble * 8 in bits
+                // little-endian word at bc_ghash_le_nibble_shift(k): one shift gives nibble * 8 in bits
                 // 3-6, one LOP3 masks it and ORs the 128-byte aligned offset of table (j, w's
                 // block), and w * 128 goes into the load's immediate. No byte swaps.
                 const char* lj = reinterpret_cast<const char*>(lo);
@@ -178,7 +166,7 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
                     uint2 a[8], b[8];
 #pragma unroll
                     for (int i = 0; i < 8; ++i) {
-                        const int w = w0 + i, sh = le_nibble_shift(w & 7);
+                        const int w = w0 + i, sh = bc_ghash_le_nibble_shift(w & 7);
                         const uint32_t v = xw[w >> 3];
                         const uint32_t off = ((sh >= 3 ? v >> (sh - 3) : v << (3 - sh)) & 0x78u) | joff;
                         a[i] = *reinterpret_cast<const uint2*>(lj + off + 128 * w);
@@ -236,31 +224,13 @@ __global__ void k_zero_result(uint8_t* out) {
     for (int i = 0; i < 16; ++i) out[i] = 0;
 }
 
-// ---- host side: GF(2^128) with the dialect's reference multiply (bc_gf128) ----
+// ---- host side: GF(2^128) with the dialect's multiply on the 64-bit spelling (bc_gf128) ----
 
 void put(uint32_t* dst, bc_gf128 x) {
     dst[0] = (uint32_t)(x.hi >> 32);
     dst[1] = (uint32_t)x.hi;
     dst[2] = (uint32_t)(x.lo >> 32);
     dst[3] = (uint32_t)x.lo;
-}
-
-bc_gf128 gpow(bc_gf128 x, uint64_t e) {  // e is public
-    bc_gf128 r = bc_gf128_one();
-    while (e) {
-        if (e & 1) r = bc_gf128_mul(r, x);
-        x = bc_gf128_mul(x, x);
-        e >>= 1;
-    }
-    return r;
-}
-
-// multiply by x: one step right in GCM's bit order
-bc_gf128 times_x(bc_gf128 v) {
-    bc_u64 carry = (bc_u64)0 - (v.lo & 1u);
-    v.lo = (v.lo >> 1) | (v.hi << 63);
-    v.hi = (v.hi >> 1) ^ (carry & 0xe100000000000000ull);
-    return v;
 }
 
 }  // namespace
@@ -286,10 +256,10 @@ void ghash_build_tables(const uint8_t h_bytes[16], void* out) {
     const bc_gf128 h = bc_gf128_load(h_bytes);
     // window tables of P_j = H^(kT*(kJ-1-j))
     for (int j = 0; j < kJ; ++j) {
-        bc_gf128 base = gpow(h, (uint64_t)kT * (kJ - 1 - j));
+        bc_gf128 base = gf128_pow(h, (uint64_t)kT * (kJ - 1 - j));
         bc_gf128 px[128];  // P * x^k
         px[0] = base;
-        for (int k = 1; k < 128; ++k) px[k] = times_x(px[k - 1]);
+        for (int k = 1; k < 128; ++k) px[k] = bc_gf128_times_x(px[k - 1]);
         for (int w = 0; w < 32; ++w) {
             for (int nib = 0; nib < 16; ++nib) {
                 bc_gf128 e = {0, 0};
@@ -312,7 +282,7 @@ void ghash_build_tables(const uint8_t h_bytes[16], void* out) {
     uint32_t* lv = pw0 + 4 * kPw0Elems;
     uint64_t span = kGroup;
     for (int L = 0; L < kLevels; ++L) {
-        bc_gf128 step = gpow(h, span), q = bc_gf128_one();
+        bc_gf128 step = gf128_pow(h, span), q = bc_gf128_one();
         for (int k = 0; k < kR; ++k) {
             put(lv + 4 * ((size_t)L * kR + k), q);
             q = bc_gf128_mul(q, step);

@@ -11,7 +11,8 @@
 // (the host launches the unaligned head separately).
 //
 // Poly1305 on the GPU: radix 2^26 (five limbs in 32-bit words, 32x32->64
-// multiply-adds). Thread t visits full blocks j_1 < j_2 < ... and keeps
+// multiply-adds; the arithmetic is modes/poly1305/poly1305_device.h). Thread t
+// visits full blocks j_1 < j_2 < ... and keeps
 //   acc = acc * r^(4 (j_k - j_{k-1})) + (m1 r^4 + m2 r^3 + m3 r^2 + m4 r)_{j_k}
 // (one carry per block), then multiplies by r^(4 (N-1-j_last) + q) (q = Poly1305
 // blocks in the tail) from a table of r^(2^i). The thread holding the tail block
@@ -22,6 +23,7 @@
 #include "cores/chacha/chacha.h"
 #include "cores/salsa/salsa.h"
 #include "dialect/bc_dialect.h"
+#include "modes/poly1305/poly1305_device.h"
 
 namespace bcs {
 
@@ -38,11 +40,9 @@ struct XorArgs {
     bc_u32 tail;         // bytes after them, 0..63
 };
 
-// A power of r in radix 2^26, with s[i] = 5 r[i] for the wrap-around products.
-struct P26 {
-    bc_u32 r[5];
-    bc_u32 s[5];
-};
+// A power of r in radix 2^26, with s[i] = 5 r[i] for the wrap-around products
+// (modes/poly1305/poly1305_device.h).
+typedef bc_p26_pow P26;
 
 struct PolyArgs {
     XorArgs x;                      // FAM_CHACHA_IETF, 20 rounds (unused for MAC only)
@@ -191,52 +191,14 @@ BC_FN void xor_thread(const XorArgs& a, bc_u64 tid, bc_u64 block, bc_u64 bdim, b
 
 // ---------------- Poly1305, radix 2^26 ----------------
 
-constexpr bc_u32 kM26 = (1u << 26) - 1;
-
-// d += a * b (a: five limbs, b: a power with its 5x multiples).
-BC_FN void p26_mul_acc(bc_u64 d[5], const bc_u32 a[5], const P26& b) {
-    d[0] += (bc_u64)a[0] * b.r[0] + (bc_u64)a[1] * b.s[4] + (bc_u64)a[2] * b.s[3] + (bc_u64)a[3] * b.s[2] +
-            (bc_u64)a[4] * b.s[1];
-    d[1] += (bc_u64)a[0] * b.r[1] + (bc_u64)a[1] * b.r[0] + (bc_u64)a[2] * b.s[4] + (bc_u64)a[3] * b.s[3] +
-            (bc_u64)a[4] * b.s[2];
-    d[2] += (bc_u64)a[0] * b.r[2] + (bc_u64)a[1] * b.r[1] + (bc_u64)a[2] * b.r[0] + (bc_u64)a[3] * b.s[4] +
-            (bc_u64)a[4] * b.s[3];
-    d[3] += (bc_u64)a[0] * b.r[3] + (bc_u64)a[1] * b.r[2] + (bc_u64)a[2] * b.r[1] + (bc_u64)a[3] * b.r[0] +
-            (bc_u64)a[4] * b.s[4];
-    d[4] += (bc_u64)a[0] * b.r[4] + (bc_u64)a[1] * b.r[3] + (bc_u64)a[2] * b.r[2] + (bc_u64)a[3] * b.r[1] +
-            (bc_u64)a[4] * b.r[0];
-}
-
-// Carries d into five limbs (l0 < 2^26 + 2^15 at most in l1, the rest < 2^26).
-BC_FN void p26_carry(const bc_u64 d_in[5], bc_u32 h[5]) {
-    bc_u64 d0 = d_in[0], d1 = d_in[1], d2 = d_in[2], d3 = d_in[3], d4 = d_in[4];
-    d1 += d0 >> 26;
-    d2 += d1 >> 26;
-    d3 += d2 >> 26;
-    d4 += d3 >> 26;
-    bc_u64 h0 = (d0 & kM26) + (d4 >> 26) * 5;
-    h[1] = (bc_u32)(d1 & kM26) + (bc_u32)(h0 >> 26);
-    h[0] = (bc_u32)(h0 & kM26);
-    h[2] = (bc_u32)(d2 & kM26);
-    h[3] = (bc_u32)(d3 & kM26);
-    h[4] = (bc_u32)(d4 & kM26);
-}
-
-// A 16-byte block (four words) as limbs, plus 2^128 when hibit.
-BC_FN void p26_block(bc_u32 w0, bc_u32 w1, bc_u32 w2, bc_u32 w3, bc_u32 m[5]) {
-    m[0] = w0 & kM26;
-    m[1] = ((w0 >> 26) | (w1 << 6)) & kM26;
-    m[2] = ((w1 >> 20) | (w2 << 12)) & kM26;
-    m[3] = ((w2 >> 14) | (w3 << 18)) & kM26;
-    m[4] = (w3 >> 8) | (1u << 24);
-}
-
-BC_FN void p26_make(const bc_u32 r[5], P26* p) {
-    for (int i = 0; i < 5; ++i) {
-        p->r[i] = r[i];
-        p->s[i] = r[i] * 5u;
-    }
-}
+// The field arithmetic is modes/poly1305/poly1305_device.h; these name it for the
+// kernels, the host preparation (stream_prep.h) and the tests.
+BC_FN void p26_mul_acc(bc_u64 d[5], const bc_u32 a[5], const P26& b) { bc_p26_mul_acc(d, a, &b); }
+BC_FN void p26_carry(const bc_u64 d_in[5], bc_u32 h[5]) { bc_p26_carry(d_in, h); }
+BC_FN void p26_block(bc_u32 w0, bc_u32 w1, bc_u32 w2, bc_u32 w3, bc_u32 m[5]) { bc_p26_block(w0, w1, w2, w3, m); }
+BC_FN void p26_make(const bc_u32 r[5], P26* p) { bc_p26_make(r, p); }
+BC_FN void p26_finish(const bc_u64 sum[5], bc_u8 out[17]) { bc_p26_finish(sum, out); }
+BC_FN void p26_from_bytes(const bc_u8 in[17], bc_u32 r[5]) { bc_p26_from_bytes(in, r); }
 
 // acc = acc * gap + m1 r^4 + m2 r^3 + m3 r^2 + m4 r, for one 64-byte block of ciphertext words.
 BC_FN void p26_absorb64(bc_u32 acc[5], const P26& gap, const P26 rp[4], const bc_u32 c[16]) {
@@ -328,55 +290,6 @@ BC_FN void chachapoly_thread(const PolyArgs& a, bc_u64 tid, bc_u64 block, bc_u64
     if (have_full) p26_mul_pow(acc, a, 4 * (n - 1 - jlast) + a.q);
     if (have_tail)
         for (int i = 0; i < 5; ++i) acc[i] += t_acc[i];
-}
-
-// Sums of limbs (each < 2^64) to the fully reduced 17-byte partial.
-BC_FN void p26_finish(const bc_u64 sum[5], bc_u8 out[17]) {
-    bc_u64 h[5];
-    for (int i = 0; i < 5; ++i) h[i] = sum[i];
-    for (int pass = 0; pass < 3; ++pass) {
-        h[1] += h[0] >> 26;
-        h[0] &= kM26;
-        h[2] += h[1] >> 26;
-        h[1] &= kM26;
-        h[3] += h[2] >> 26;
-        h[2] &= kM26;
-        h[4] += h[3] >> 26;
-        h[3] &= kM26;
-        h[0] += (h[4] >> 26) * 5;
-        h[4] &= kM26;
-    }
-    h[1] += h[0] >> 26;
-    h[0] &= kM26;
-    // h < 2^130 = p + 5: subtract p when h + 5 reaches 2^130 (constant time).
-    bc_u64 g[5];
-    g[0] = h[0] + 5;
-    g[1] = h[1] + (g[0] >> 26);
-    g[0] &= kM26;
-    g[2] = h[2] + (g[1] >> 26);
-    g[1] &= kM26;
-    g[3] = h[3] + (g[2] >> 26);
-    g[2] &= kM26;
-    g[4] = h[4] + (g[3] >> 26);
-    g[3] &= kM26;
-    bc_u64 take = (bc_u64)0 - (g[4] >> 26);
-    g[4] &= kM26;
-    for (int i = 0; i < 5; ++i) h[i] = (h[i] & ~take) | (g[i] & take);
-    bc_u64 lo = h[0] | (h[1] << 26) | (h[2] << 52);
-    bc_u64 hi = (h[2] >> 12) | (h[3] << 14) | (h[4] << 40);
-    bc_store_le64(out, lo);
-    bc_store_le64(out + 8, hi);
-    out[16] = (bc_u8)(h[4] >> 24);
-}
-
-// 17 little-endian bytes (a value < 2^130) as five limbs.
-BC_FN void p26_from_bytes(const bc_u8 in[17], bc_u32 r[5]) {
-    bc_u64 lo = bc_load_le64(in), hi = bc_load_le64(in + 8);
-    r[0] = (bc_u32)(lo & kM26);
-    r[1] = (bc_u32)((lo >> 26) & kM26);
-    r[2] = (bc_u32)(((lo >> 52) | (hi << 12)) & kM26);
-    r[3] = (bc_u32)((hi >> 14) & kM26);
-    r[4] = (bc_u32)(((hi >> 40) | ((bc_u64)in[16] << 24)) & kM26);
 }
 
 }  // namespace bcs

@@ -11,7 +11,7 @@
  * Multiplication is ghash.h's constant-time bc_gf128_mul; the exponents are
  * block counts, public, so branching on their bits leaks nothing.
  */
-#include "modes/gcm/ghash.h"
+#include "modes/gcm/ghash_device.h"
 
 /* x^e for e > 0 from tab[k] = x^(2^k) (hi, lo pairs, k = 0..63), GCM's bit order.
  * The exponent is a public count: branching on its bits leaks nothing. */

@@ -10,51 +10,26 @@
  * items in a tree with powers r^(2^k) from the host, and the host folds the
  * groups.
  *
- * Arithmetic: five 26-bit limbs in 32-bit words, products in 64 bits (the
- * "donna-32" shape). mul works for any two elements whose limbs are below 2^27,
- * which covers r (clamped), its powers and every partially reduced value here;
- * no branch or index depends on the key or the data.
+ * Arithmetic: modes/poly1305/poly1305_device.h (five 26-bit limbs in 32-bit
+ * words, products in 64 bits), shared with the CUDA kernels; no branch or index
+ * depends on the key or the data.
  */
-#include "dialect/bc_dialect.h"
+#include "modes/poly1305/poly1305_device.h"
 
 typedef struct bc_p1305 {
     bc_u32 l[5];
 } bc_p1305;
 
-#define BC_P1305_MASK 0x3ffffffu
-
-/* Carries so that every limb is below 2^26 (value < 2^130 + small). */
-BC_FN bc_p1305 bc_p1305_carry(bc_u64 d0, bc_u64 d1, bc_u64 d2, bc_u64 d3, bc_u64 d4) {
+BC_FN bc_p1305 bc_p1305_mul(bc_p1305 a, bc_p1305 b) {
     bc_p1305 h;
-    bc_u64 c;
-    c = d0 >> 26; d0 &= BC_P1305_MASK; d1 += c;
-    c = d1 >> 26; d1 &= BC_P1305_MASK; d2 += c;
-    c = d2 >> 26; d2 &= BC_P1305_MASK; d3 += c;
-    c = d3 >> 26; d3 &= BC_P1305_MASK; d4 += c;
-    c = d4 >> 26; d4 &= BC_P1305_MASK; d0 += c * 5;
-    c = d0 >> 26; d0 &= BC_P1305_MASK; d1 += c;
-    h.l[0] = (bc_u32)d0;
-    h.l[1] = (bc_u32)d1;
-    h.l[2] = (bc_u32)d2;
-    h.l[3] = (bc_u32)d3;
-    h.l[4] = (bc_u32)d4;
+    bc_p26_mul(a.l, b.l, h.l);
     return h;
 }
 
-BC_FN bc_p1305 bc_p1305_mul(bc_p1305 a, bc_p1305 b) {
-    const bc_u64 a0 = a.l[0], a1 = a.l[1], a2 = a.l[2], a3 = a.l[3], a4 = a.l[4];
-    const bc_u64 b0 = b.l[0], b1 = b.l[1], b2 = b.l[2], b3 = b.l[3], b4 = b.l[4];
-    const bc_u64 s1 = 5 * b1, s2 = 5 * b2, s3 = 5 * b3, s4 = 5 * b4;
-    return bc_p1305_carry(a0 * b0 + a1 * s4 + a2 * s3 + a3 * s2 + a4 * s1,
-                          a0 * b1 + a1 * b0 + a2 * s4 + a3 * s3 + a4 * s2,
-                          a0 * b2 + a1 * b1 + a2 * b0 + a3 * s4 + a4 * s3,
-                          a0 * b3 + a1 * b2 + a2 * b1 + a3 * b0 + a4 * s4,
-                          a0 * b4 + a1 * b3 + a2 * b2 + a3 * b1 + a4 * b0);
-}
-
 BC_FN bc_p1305 bc_p1305_add(bc_p1305 a, bc_p1305 b) {
-    return bc_p1305_carry((bc_u64)a.l[0] + b.l[0], (bc_u64)a.l[1] + b.l[1], (bc_u64)a.l[2] + b.l[2],
-                          (bc_u64)a.l[3] + b.l[3], (bc_u64)a.l[4] + b.l[4]);
+    bc_p1305 h;
+    bc_p26_add(a.l, b.l, h.l);
+    return h;
 }
 
 /* Block `block` of the piece as an element, with the 2^128 bit; zero-padded past len. */
@@ -76,11 +51,7 @@ BC_FN bc_p1305 bc_p1305_load(const BC_GLOBAL bc_u8 *data, bc_u64 block, bc_u64 l
         t3 = bc_load_le32(b + 12);
     }
     bc_p1305 m;
-    m.l[0] = t0 & BC_P1305_MASK;
-    m.l[1] = ((t0 >> 26) | (t1 << 6)) & BC_P1305_MASK;
-    m.l[2] = ((t1 >> 20) | (t2 << 12)) & BC_P1305_MASK;
-    m.l[3] = ((t2 >> 14) | (t3 << 18)) & BC_P1305_MASK;
-    m.l[4] = (t3 >> 8) | (1u << 24);
+    bc_p26_block(t0, t1, t2, t3, m.l);
     return m;
 }
 

@@ -49,6 +49,11 @@ bc_status api_call(F&& body) noexcept {
     }
 }
 
+// bc_key_create's work once the algorithm is found: checks the key size and the
+// backend, expands and uploads the key. ctx, alg and out non-null; key may be null
+// only when key_len is 0. (Tests reach it with rows of their own.)
+Status key_create(bc_context* ctx, const Algorithm* alg, const uint8_t* key, size_t key_len, bc_key** out);
+
 // Whether in and out overlap without being the same buffer (what the API refuses).
 inline bool partly_overlap(const void* in, size_t in_len, const void* out, size_t out_len) {
     if (in == out || in_len == 0 || out_len == 0) return false;

@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "capi/capi_raw.h"
+#include "modes/aead/aead.h"
 #include "modes/block/host_modes.h"
+#include "modes/gcm/gcm.h"
 
 struct bc_stream {
     bc_key* key = nullptr;
@@ -100,13 +102,8 @@ Status aead_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
     BC_TRY(s->key->ctx->backend->aead_chunk(s->key->material, *s->key->backend_key, op));
     aead_fold(s->key, &s->msg, op.partial, (len + 15) / 16);
     // Advance the counter state by the blocks consumed.
-    if (s->key->material.alg->mode == Mode::GCM) {
-        uint32_t c = bc_load_be32(s->msg.ctr + 12) + static_cast<uint32_t>(len / 16);
-        bc_store_be32(s->msg.ctr + 12, c);
-    } else {  // ChaCha: 32-bit little-endian block counter in word 12, 64-byte blocks
-        uint32_t c = bc_load_le32(s->msg.ctr) + static_cast<uint32_t>(len / 64);
-        bc_store_le32(s->msg.ctr, c);
-    }
+    if (s->key->material.alg->mode == Mode::GCM) gcm_inc32(s->msg.ctr, len / 16);
+    else chachapoly_ctr_add(s->msg.ctr, len / 64);
     s->ct_len += len;
     return Status::ok();
 }

@@ -15,6 +15,7 @@
 
 #include "cores/aes/aes.h"
 #include "modes/aes_modes.h"
+#include "modes/block/host_modes.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
 #include "util/thread_shard.h"
@@ -37,6 +38,9 @@ void store_le32(uint8_t* p, uint32_t v) {
     p[2] = uint8_t(v >> 16);
     p[3] = uint8_t(v >> 24);
 }
+
+// The largest block (CBC chaining value, CTR counter block, XTS tweak) a piece starts from.
+constexpr size_t kMaxBlock = 16;
 
 // Failures that another worker may not repeat: the device, its memory, a bug.
 // Anything else (a bad argument, a counter overflow) would fail anywhere.
@@ -639,11 +643,8 @@ Status EngineBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, con
         InFlight busy(inflight_[size_t(w)], op.len);
         return workers_[w]->cipher(key, *ek.keys[w], op);
     }
-    size_t chunk = opt_.chunk;
-    if (mode == Mode::XTS) {
-        const size_t unit = size_t(op.data_unit);
-        chunk = std::max<size_t>(chunk / unit, 1) * unit;
-    }
+    const size_t chunk = engine_cipher_chunk(*key.alg, opt_.chunk, op.data_unit);
+    const size_t bs = key.alg->block_size;  // ECB, CBC, CTR: the cipher's block, 8 or 16
     Job job;
     job.plan(op.len, chunk, mode);
     job.retry = op.in != op.out;
@@ -651,29 +652,36 @@ Status EngineBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, con
     // before any in-place output can land there.
     std::vector<uint8_t> chains;
     if (mode == Mode::CBC) {
-        chains.resize(16 * job.nchunks);
-        std::memcpy(chains.data(), op.iv, 16);
-        for (size_t k = 1; k < job.nchunks; ++k) std::memcpy(&chains[16 * k], op.in + k * chunk - 16, 16);
+        if (bs == 0 || bs > kMaxBlock || op.iv_len != bs)
+            return Status(BC_ERR_INTERNAL, "engine: a CBC chaining value of " + std::to_string(op.iv_len) + " bytes");
+        chains.resize(bs * job.nchunks);
+        engine_cbc_chains(bs, op.iv, op.in, chunk, job.nchunks, chains.data());
     }
+    if (mode == Mode::CTR && (bs == 0 || bs > kMaxBlock || op.iv_len != bs))
+        return Status(BC_ERR_INTERNAL, "engine: a CTR counter block of " + std::to_string(op.iv_len) + " bytes");
     job.run = [&](size_t w, size_t first, size_t count) -> Status {
         const size_t off = job.piece_offset(first);
         CipherOp sub = op;
         sub.in = op.in + off;
         sub.out = op.out + off;
         sub.len = job.piece_bytes(first, count);
-        uint8_t tweak[16];
+        uint8_t state[kMaxBlock];  // the piece's XTS tweak or CTR counter block
         switch (mode) {
-        case Mode::CBC: sub.iv = &chains[16 * first]; break;
+        case Mode::CBC: sub.iv = &chains[bs * first]; break;
         case Mode::XTS:
-            std::memcpy(tweak, op.iv, 16);
-            add_le128(tweak, off / op.data_unit);
-            sub.iv = tweak;
+            std::memcpy(state, op.iv, 16);
+            add_le128(state, off / op.data_unit);
+            sub.iv = state;
+            break;
+        case Mode::CTR:
+            engine_ctr_piece(bs, op.iv, op.offset + off, state, &sub.offset);
+            sub.iv = state;
             break;
         case Mode::ECB: break;
-        default: sub.offset = op.offset + off; break;  // CTR, stream ciphers, NO-OP: same IV, later offset
+        default: sub.offset = op.offset + off; break;  // stream ciphers, NO-OP: same IV, later offset
         }
         Status st = workers_[w]->cipher(key, *ek.keys[w], sub);
-        secure_wipe(tweak, sizeof tweak);
+        secure_wipe(state, sizeof state);
         return st;
     };
     job.scribble = [&](size_t first, size_t count) {
@@ -794,6 +802,30 @@ Status EngineBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp&
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------- piece start states
+
+size_t engine_cipher_chunk(const Algorithm& a, size_t chunk, uint64_t data_unit) {
+    if (a.mode == Mode::XTS && data_unit) {
+        const size_t unit = size_t(data_unit);
+        return std::max<size_t>(chunk / unit, 1) * unit;
+    }
+    const size_t bs = std::max<size_t>(a.block_size, 1);
+    return std::max<size_t>(chunk / bs, 1) * bs;
+}
+
+void engine_cbc_chains(size_t block, const uint8_t* iv, const uint8_t* in, size_t chunk, size_t nchunks,
+                       uint8_t* chains) {
+    if (nchunks == 0) return;
+    std::memcpy(chains, iv, block);
+    for (size_t k = 1; k < nchunks; ++k) std::memcpy(chains + block * k, in + k * chunk - block, block);
+}
+
+void engine_ctr_piece(size_t block, const uint8_t* ctr, uint64_t pos, uint8_t* piece_ctr, uint64_t* piece_offset) {
+    std::memcpy(piece_ctr, ctr, block);
+    add_be(piece_ctr, block, pos / block);
+    *piece_offset = pos % block;
+}
 
 // ---------------------------------------------------------------- factory, introspection
 

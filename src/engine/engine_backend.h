@@ -6,12 +6,17 @@
 // takes about half its share of what is left, and nothing when one chunk would
 // keep it busy longer than the others need for all of it). Pieces follow the
 // mode's rules (backend.h: every piece carries its start state):
-//   ECB          any block boundary
-//   CTR, stream  any boundary (chunks are 64-byte multiples); offset = op.offset + piece offset
+//   ECB          any block boundary (the cipher's block, 8 or 16 bytes: chunks are
+//                64-byte multiples, so whole blocks of either)
+//   CTR          any boundary; a piece gets the counter block of its first block
+//                (the IV plus (op.offset + piece offset) / block, big-endian over the
+//                whole block: 64 bits for an 8-byte block, 128 for a 16-byte one) and
+//                the rest of that division as its offset (engine_ctr_piece)
+//   stream       any boundary; offset = op.offset + piece offset
 //   XTS          data-unit boundaries (a job without data units is one unit: one piece)
 //   CBC decrypt  block boundaries; each chunk's chaining value (the ciphertext
-//                block before it) is saved before any worker starts, so in-place
-//                output cannot overwrite it
+//                block before it, one cipher block) is saved before any worker
+//                starts, so in-place output cannot overwrite it (engine_cbc_chains)
 //   CBC encrypt  serial: one piece
 //   AEAD bodies  64-byte multiples; every worker returns its piece's MAC partial
 //                and the engine folds them in order with powers of H (GCM,
@@ -131,6 +136,22 @@ const EngineOptions* engine_options(const Backend& b);
 // The cpu_threshold of an engine that has a CPU worker and another kind of worker; 0 for
 // any other backend (its jobs have nowhere else to go).
 size_t engine_cpu_threshold(const Backend& b);
+
+// How the engine cuts a cipher job and what each piece starts from (the rules above),
+// apart so that tests reach them for any block size:
+//  - engine_cipher_chunk: the bytes per chunk of a cipher job of algorithm a, from the
+//    engine's chunk (a multiple of 64): whole data units for XTS, whole blocks of the
+//    algorithm's block otherwise, never under one of them.
+//  - engine_cbc_chains: CBC decryption of `in` cut every `chunk` bytes (whole blocks of
+//    `block` bytes) into nchunks chunks: chains (block * nchunks bytes) receives the IV
+//    for chunk 0, then for chunk k the ciphertext block that ends at k * chunk.
+//  - engine_ctr_piece: CTR with counter block ctr (block bytes, one big-endian number) at
+//    keystream byte pos: piece_ctr = ctr + pos / block (modulo 2^(8*block); the C API has
+//    refused any range that would wrap) and *piece_offset = pos % block.
+size_t engine_cipher_chunk(const Algorithm& a, size_t chunk, uint64_t data_unit);
+void engine_cbc_chains(size_t block, const uint8_t* iv, const uint8_t* in, size_t chunk, size_t nchunks,
+                       uint8_t* chains);
+void engine_ctr_piece(size_t block, const uint8_t* ctr, uint64_t pos, uint8_t* piece_ctr, uint64_t* piece_offset);
 
 // Engines over the devices of this machine (src/engine/engine_devices.cpp):
 //   with_cpu = true:  "hybrid", the CPU backend and every CUDA GPU

@@ -112,7 +112,9 @@ int cmd_bench(const BenchOptions& opt) {
     if (opt.size > (uint64_t(1) << 40)) fail(kExitUsage, "--size above 1 TiB");
     const bool aead = info.kind == BC_KIND_AEAD;
     uint64_t size = opt.size;
-    if (info.kind == BC_KIND_BLOCK_MODE || info.kind == BC_KIND_XTS) size = std::max<uint64_t>(16, size / 16 * 16);
+    // ECB/CBC: whole blocks of the cipher (8 or 16 bytes); XTS: 16-byte blocks.
+    const uint64_t whole = info.kind == BC_KIND_BLOCK_MODE ? info.block_size : info.kind == BC_KIND_XTS ? 16 : 1;
+    size = std::max<uint64_t>(whole, size / whole * whole);
     if (aead && size > info.max_message_size) size = info.max_message_size;
     const uint64_t sector = info.kind == BC_KIND_XTS && size % 4096 == 0 ? 4096 : 0;
 
@@ -141,7 +143,10 @@ int cmd_bench(const BenchOptions& opt) {
     }
     std::vector<uint8_t> iv(info.iv_size);
     random_bytes(iv.data(), iv.size());
-    if (info.kind == BC_KIND_STREAM && info.block_size == 16 && iv.size() == 16) std::memset(iv.data() + 8, 0, 8);
+    // CTR: the whole block is the counter (128 bits for a 16-byte block, 64 for an 8-byte
+    // one); clear its low bytes so no size up to 1 TiB makes it wrap (2^64 and 2^40 blocks).
+    if (info.kind == BC_KIND_STREAM && info.block_size > 1 && iv.size() == info.block_size)
+        std::memset(iv.data() + iv.size() - (info.block_size >= 16 ? 8 : 5), 0, info.block_size >= 16 ? 8 : 5);
 
     const size_t n = static_cast<size_t>(size);
     const size_t tag = aead ? info.tag_size : 0;

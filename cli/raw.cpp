@@ -145,8 +145,9 @@ void run_raw(const RawOptions& opt, bool decrypt, const std::string& in_path, co
         if (info.kind == BC_KIND_XTS) chunk = std::max<uint64_t>(1, chunk / opt.sector_size) * opt.sector_size;
         else if (info.block_size > 1) chunk = chunk / info.block_size * info.block_size;
         const size_t csize = static_cast<size_t>(chunk);
+        const size_t bs = info.block_size;  // ECB/CBC: whole blocks of it per chunk (8 or 16)
         RawBuffer bufs[2] = {RawBuffer(csize, true), RawBuffer(csize, true)};
-        RawBuffer result(csize + 32, true);
+        RawBuffer result(csize + 2 * std::max<size_t>(bs, 16), true);  // room for a padding block
         std::vector<uint8_t> chain = iv;  // CBC chaining value, XTS tweak
         int cur = 0;
         size_t cur_len = in.read_full(bufs[cur].data(), csize);
@@ -161,10 +162,11 @@ void run_raw(const RawOptions& opt, bool decrypt, const std::string& in_path, co
             const uint8_t* this_iv = info.kind == BC_KIND_STREAM ? iv.data() : chain.data();
             const size_t this_iv_len = info.kind == BC_KIND_STREAM ? iv.size() : chain.size();
             // The next CBC chaining value is the last ciphertext block (the
-            // input's when decrypting), taken before the call.
+            // input's when decrypting), taken before the call; a block is the
+            // cipher's (8 or 16 bytes).
             std::vector<uint8_t> next_chain;
-            if (info.kind == BC_KIND_BLOCK_MODE && !chain.empty() && decrypt && cur_len >= 16)
-                next_chain.assign(bufs[cur].data() + cur_len - 16, bufs[cur].data() + cur_len);
+            if (info.kind == BC_KIND_BLOCK_MODE && !chain.empty() && decrypt && cur_len >= bs)
+                next_chain.assign(bufs[cur].data() + cur_len - bs, bufs[cur].data() + cur_len);
             size_t out_len = 0;
             if (cur_len > 0 || last) {
                 bc_status st = (decrypt ? bc_decrypt : bc_encrypt)(k.key, this_iv_len ? this_iv : nullptr,
@@ -175,7 +177,7 @@ void run_raw(const RawOptions& opt, bool decrypt, const std::string& in_path, co
             }
             if (info.kind == BC_KIND_BLOCK_MODE && !chain.empty() && !last) {
                 if (decrypt) chain = next_chain;
-                else chain.assign(result.data() + out_len - 16, result.data() + out_len);
+                else chain.assign(result.data() + out_len - bs, result.data() + out_len);
             }
             if (info.kind == BC_KIND_XTS && !last) add_le128(chain.data(), cur_len / opt.sector_size);
             out.write_all(result.data(), out_len);

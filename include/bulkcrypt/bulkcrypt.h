@@ -68,14 +68,15 @@ typedef enum bc_status {
     BC_ERR_TAG_SIZE,            /* tag length outside what the AEAD allows */
     BC_ERR_INPUT_LENGTH,        /* e.g. ECB/CBC input not whole blocks, XTS under one block */
     BC_ERR_MESSAGE_TOO_LONG,    /* beyond the mode's limit (GCM: 2^36 - 32 bytes) */
-    BC_ERR_COUNTER_OVERFLOW,    /* the counter would wrap (CTR past 2^128 blocks, stream ciphers) */
+    BC_ERR_COUNTER_OVERFLOW,    /* the counter would wrap (CTR past the counter block's width:
+                                   2^128 blocks of 16 bytes, 2^64 of 8; stream ciphers) */
     BC_ERR_OVERLAP,             /* input and output overlap without being the same buffer */
     BC_ERR_OUTPUT_TOO_SMALL,    /* out_cap is under the bound the call documents */
     BC_ERR_AUTH_FAILED,         /* the tag did not match; the output holds no plaintext */
     BC_ERR_BAD_PADDING,         /* PKCS#7 padding malformed on decryption; output wiped */
     BC_ERR_NOT_SUPPORTED,       /* the operation, mode or memory kind is not available here */
-    BC_ERR_BAD_DEVICE,          /* the device string is malformed */
-    BC_ERR_NO_DEVICE,           /* the device asked for is not present */
+    BC_ERR_BAD_DEVICE,          /* the device string is malformed (see bc_context_create) */
+    BC_ERR_NO_DEVICE,           /* the device asked for is not present, or not in this build */
     BC_ERR_DEVICE,              /* the device failed (launch failure, lost device, ...) */
     BC_ERR_OUT_OF_MEMORY,       /* host or device memory exhausted */
     BC_ERR_BAD_STATE,           /* a streaming call out of order */
@@ -97,9 +98,9 @@ BC_API const char *bc_version(void);
 /* ---- algorithms --------------------------------------------------------------- */
 
 typedef enum bc_kind {
-    BC_KIND_BLOCK_MODE = 1,     /* ECB, CBC: whole blocks, optional PKCS#7 padding */
+    BC_KIND_BLOCK_MODE = 1,     /* ECB, CBC: whole blocks of block_size, optional PKCS#7 padding */
     BC_KIND_STREAM = 2,         /* CTR and stream ciphers: any length, seekable */
-    BC_KIND_XTS = 3,            /* XTS: at least one block per data unit */
+    BC_KIND_XTS = 3,            /* XTS: at least 16 bytes per data unit (16-byte blocks only) */
     BC_KIND_AEAD = 4            /* GCM, ChaCha20-Poly1305, ... */
 } bc_kind;
 
@@ -111,7 +112,10 @@ typedef struct bc_algorithm_info {
     size_t iv_size_min, iv_size_max;
     size_t tag_size;            /* default tag length; 0 for non-AEAD */
     size_t tag_size_min, tag_size_max;
-    size_t block_size;          /* the cipher's block; 1 for stream ciphers */
+    size_t block_size;          /* the cipher's block: 16 (AES, Camellia, ...) or 8 (64-bit
+                                   block ciphers); 1 for stream ciphers. ECB and CBC take
+                                   whole blocks of it, CTR counts in it, PKCS#7 pads to it;
+                                   XTS and GCM exist only where it is 16 */
     uint64_t max_message_size;  /* per message (per IV); UINT64_MAX when unbounded */
 } bc_algorithm_info;
 
@@ -129,8 +133,36 @@ BC_API uint64_t bc_max_message_size(const char *algorithm);
 
 typedef struct bc_context bc_context;
 
-/* device: "auto" (the best present device, else the CPU), "cpu", "cuda:N",
- *         "opencl:N"; NULL means "auto".
+/* device: which devices the context runs on. The strings are exact (lower case, no
+ * spaces); anything else is refused with BC_ERR_BAD_DEVICE. NULL means "auto".
+ *   "auto"     the CPU and every CUDA GPU of the machine, as "hybrid" below, when at
+ *              least one CUDA GPU is present and all of them start; otherwise (no GPU,
+ *              no CUDA driver, a build without CUDA, or a GPU that fails to start) the
+ *              CPU alone, as "cpu". Never an OpenCL device. bc_context_device_name
+ *              then begins with "hybrid" or "cpu", the one chosen.
+ *   "cpu"      the CPU backend: OpenSSL's libcrypto or bulkcrypt's portable cores
+ *              (cpu.impl=), on a pool of threads=N threads (default: every core).
+ *   "cuda:N"   the CUDA GPU of ordinal N (decimal, 1 to 4 digits, as CUDA numbers
+ *              them: CUDA_VISIBLE_DEVICES applies), alone. A malformed N is
+ *              BC_ERR_BAD_DEVICE; no GPU N (N past the last one, no GPU or no driver
+ *              at all, or a build without CUDA) is BC_ERR_NO_DEVICE; a GPU that is
+ *              present but fails to start returns that failure (e.g. BC_ERR_DEVICE).
+ *   "opencl:N" device N of the list of every device of every installed OpenCL
+ *              platform, in the order the ICD loader reports platforms and each
+ *              platform its devices, numbered from 0 (`bulkcrypt devices` prints
+ *              it). Malformed N: BC_ERR_BAD_DEVICE; no platform installed, no device,
+ *              N past the last one, or a build without OpenCL: BC_ERR_NO_DEVICE.
+ *   "hybrid"   the engine: the CPU backend (every core unless threads=N) and every
+ *              CUDA GPU, pulling pieces of each large call from one queue; a call
+ *              under bc_context_cpu_threshold bytes runs whole on one worker (the CPU,
+ *              unless other callers keep every core busy), device pointers go to the
+ *              GPU that owns them. No CUDA GPU: BC_ERR_NO_DEVICE (no fallback); a GPU
+ *              that fails to start: that failure.
+ *   "cuda:all" the same engine over every CUDA GPU, without the CPU. No CUDA GPU:
+ *              BC_ERR_NO_DEVICE; a GPU that fails to start: that failure.
+ * The options are checked first: a bad option is BC_ERR_BAD_OPTION whatever the
+ * device. On any failure *ctx is NULL.
+ *
  * options: NULL or a comma-separated list of key=value settings, e.g.
  *         "threads=8,cpu.impl=portable,aes=table". Unknown keys are refused
  *         (BC_ERR_BAD_OPTION) so typos never pass silently. Keys:
@@ -152,7 +184,8 @@ BC_API BC_MUST_CHECK bc_status bc_context_create(const char *device, const char 
 BC_API void bc_context_destroy(bc_context *ctx);
 /* A one-line description of the device the context runs on. */
 BC_API const char *bc_context_device_name(const bc_context *ctx);
-/* The backend in use: "cpu", "cuda" or "opencl". */
+/* The backend in use: "cpu", "cuda" or "opencl"; for an engine context "hybrid" or
+ * "cuda:all" ("auto" answers one of "hybrid" and "cpu"). */
 BC_API const char *bc_context_backend(const bc_context *ctx);
 /* Bytes under which a job runs whole on the CPU, on the calling thread, in a context that
  * combines the CPU with GPUs ("auto" on a GPU host): there a GPU's transfers cost more than
@@ -196,10 +229,21 @@ typedef struct bc_params {
 } bc_params;
 
 /* ---- raw modes, one shot --------------------------------------------------------
- * ECB, CBC, CTR, XTS and the stream ciphers.
- * iv: CBC 16-byte IV; CTR the 16-byte initial counter block (incremented as one
- *     128-bit big-endian number, as OpenSSL does); XTS the 16-byte tweak of the
- *     first data unit; ECB none (iv_len 0).
+ * ECB, CBC, CTR, XTS and the stream ciphers. A block below is the algorithm's
+ * block_size (bc_algorithm_info): 16 bytes, or 8 for a 64-bit block cipher.
+ * iv: CBC one block (the IV); CTR the initial counter block, one block, incremented
+ *     as one big-endian number as wide as the block (128 bits for 16-byte blocks, 64
+ *     for 8-byte ones: the whole block is the counter, as OpenSSL does); XTS the
+ *     16-byte tweak of the first data unit; ECB none (iv_len 0).
+ * Lengths: ECB and CBC take whole blocks (else BC_ERR_INPUT_LENGTH), except when
+ *     encrypting with BC_FLAG_PAD_PKCS7, which takes any length and pads to a whole
+ *     block with 1 to block_size bytes (PKCS#7 to the algorithm's block size);
+ *     decrypting with it takes whole blocks, at least one, and checks the padding
+ *     in constant time (BC_ERR_BAD_PADDING, output wiped). CTR and stream ciphers
+ *     take any length; CTR refuses with BC_ERR_COUNTER_OVERFLOW, before writing
+ *     anything, a call whose last block's counter would pass 2^128 - 1 (16-byte
+ *     blocks) or 2^64 - 1 (8-byte blocks). XTS (16-byte block ciphers only) takes at
+ *     least 16 bytes per data unit, ciphertext stealing for a partial last block.
  * Output bound: in_len, plus one block when encrypting with BC_FLAG_PAD_PKCS7.
  * On failure *out_len is 0. A call refused by its argument checks writes nothing
  * (so a refused in-place call loses no data); a failure after processing began
@@ -214,6 +258,7 @@ BC_API BC_MUST_CHECK bc_status bc_decrypt(bc_key *key, const uint8_t *iv, size_t
                                           const bc_params *params);
 
 /* ---- AEAD, one shot --------------------------------------------------------------
+ * GCM exists for 16-byte block ciphers only.
  * tag_len 0 means the algorithm's default (16). GCM accepts 4..16 (NIST SP 800-38D
  * recommends at least 12); the ChaCha20 AEADs accept 16.
  * seal:  out receives ciphertext || tag; out_cap >= in_len + tag_len.
@@ -250,6 +295,8 @@ BC_API BC_MUST_CHECK bc_status bc_aead_open_detached(bc_key *key, const uint8_t 
  * in_len + one data unit; XTS without one is a single data unit of at most 2^20
  * blocks, held and encrypted at final). final writes what is still held back: at
  * most 64 bytes, one data unit for XTS, or one block of padding for ECB/CBC.
+ * Blocks, lengths, PKCS#7 and the CTR counter follow the one-shot rules above (the
+ * algorithm's block_size; XTS and GCM 16 bytes).
  * AEAD decryption: set the expected tag before final; final returns
  * BC_ERR_AUTH_FAILED on a mismatch. Plaintext from update calls of an AEAD
  * decryption is unauthenticated until final succeeds: a caller that must never

@@ -14,7 +14,6 @@
 #include <utility>
 
 #include "cores/aes/aes.h"
-#include "modes/aes_modes.h"
 #include "modes/block/host_modes.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
@@ -172,10 +171,7 @@ public:
             AesKeySchedule ks;
             if (!aes_expand_key(key.raw.data(), key.raw.size(), &ks))
                 return Status(BC_ERR_KEY_SIZE, "AES key length must be 16, 24 or 32 bytes");
-            uint8_t zero[16] = {0};
-            aes_encrypt_blocks(ks, zero, zero, 1);
-            k->h = bc_gf128_load(zero);
-            secure_wipe(zero, sizeof zero);
+            k->h = gcm_hash_subkey(GcmCipher(ks));
             aes_wipe(&ks);
         }
         *out = std::move(k);

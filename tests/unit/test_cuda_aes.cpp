@@ -11,10 +11,10 @@
 
 #include "backends/backend.h"
 #include "catalog/catalog.h"
-#include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
 
 #include "cores/aes/aes.h"
+#include "modes/block/host_modes.h"
 #include "dialect/bc_dialect.h"
 #include "cores/aes/aes_bitsliced.h"
 

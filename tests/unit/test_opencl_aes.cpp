@@ -8,7 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "modes/aes_modes.h"
+#include "cores/aes/aes.h"
+#include "modes/block/host_modes.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
 #include "test_opencl_common.h"

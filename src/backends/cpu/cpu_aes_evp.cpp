@@ -10,6 +10,7 @@
 
 #include "backends/cpu/cpu_block.h"
 #include "backends/cpu/cpu_evp.h"
+#include "modes/aead/aead.h"
 #include "modes/gcm/gcm.h"
 #include "util/thread_shard.h"
 
@@ -21,13 +22,6 @@ constexpr size_t kEvpAeadDefaultIv = 12;
 
 int size_index(size_t key_bytes) { return key_bytes == 16 ? 0 : key_bytes == 24 ? 1 : 2; }
 
-// GCM's length block for a piece hashed as AAD (hi) or as ciphertext (lo).
-bc_gf128 len_block(uint64_t aad_bytes, uint64_t ct_bytes) {
-    bc_gf128 l;
-    l.hi = aad_bytes * 8;
-    l.lo = ct_bytes * 8;
-    return l;
-}
 
 // GMAC of data through EVP's GCM AAD path (CLMUL GHASH): returns the partial
 // H * GHASH_H(data). With IV 0^96, the EVP tag is E_K(J0z) ^ GHASH_H(data || L),
@@ -45,7 +39,7 @@ Status evp_ghash_partial(const EvpCiphers& evp, const KeyMaterial& key, const Cp
         EVP_CIPHER_CTX_ctrl(c.get(), EVP_CTRL_GCM_GET_TAG, 16, tag) != 1)
         return Status(BC_ERR_INTERNAL, openssl_error("libcrypto GMAC failed"));
     bc_gf128 y = bc_gf128_xor(bc_gf128_load(tag), bc_gf128_load(k.ek_zero_j0));
-    *partial = bc_gf128_xor(y, bc_gf128_mul(len_block(len, 0), k.h));
+    *partial = bc_gf128_xor(y, bc_gf128_mul(gcm_length_block(len, 0), k.h));
     secure_wipe(tag, sizeof tag);
     return Status::ok();
 }
@@ -60,7 +54,7 @@ Status evp_gcm_ctr(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
     uint8_t j0[16];
     std::memcpy(j0, ctr, 16);
     gcm_inc32(j0, 0xffffffffu);  // minus one, modulo 2^32
-    bc_gf128 ivp = bc_gf128_mul(bc_gf128_xor(bc_gf128_load(j0), bc_gf128_mul(len_block(0, 16), k.h)),
+    bc_gf128 ivp = bc_gf128_mul(bc_gf128_xor(bc_gf128_load(j0), bc_gf128_mul(gcm_length_block(0, 16), k.h)),
                                 k.h_inv2);
     uint8_t iv[16], tag[16];
     bc_gf128_store(iv, ivp);
@@ -78,7 +72,7 @@ Status evp_gcm_ctr(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
         uint8_t ek[16];
         k.aes_block(j0, ek);  // E_K(J0'), the tag mask EVP applied
         bc_gf128 y = bc_gf128_xor(bc_gf128_load(tag), bc_gf128_load(ek));
-        *partial = bc_gf128_xor(y, bc_gf128_mul(len_block(0, len), k.h));
+        *partial = bc_gf128_xor(y, bc_gf128_mul(gcm_length_block(0, len), k.h));
         secure_wipe(ek, sizeof ek);
     }
     secure_wipe(tag, sizeof tag);

@@ -8,7 +8,7 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_kernels.h"
 #include "backends/cuda/stream_kernels.h"
-#include "modes/aes_modes.h"
+#include "cores/aes/aes.h"
 #include "modes/block/host_modes.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"

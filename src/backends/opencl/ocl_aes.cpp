@@ -4,7 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "modes/aes_modes.h"
+#include "cores/aes/aes.h"
+#include "modes/block/host_modes.h"
 #include "modes/gcm/gcm.h"
 
 namespace bc {

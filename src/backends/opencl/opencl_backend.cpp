@@ -12,9 +12,9 @@
 #include <sstream>
 
 #include "cores/aes/aes.h"
+#include "modes/block/host_modes.h"
 #include "cores/chacha/chacha.h"
 #include "cores/salsa/salsa.h"
-#include "modes/aes_modes.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
 

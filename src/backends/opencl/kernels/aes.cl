@@ -16,6 +16,7 @@
 #define BC_AES_BS_RK_SPACE BC_CONSTANT
 #include "cores/aes/aes_bitsliced.h"
 #include "ghash.cl"
+#include "modes/block/xts_tweak.h"
 
 typedef BC_CONSTANT const bc_u32 *bc_ocl_rk;
 
@@ -225,12 +226,6 @@ BC_FN void bc_ocl_xts_jump(bc_u64 *lo, bc_u64 *hi, BC_CONSTANT const bc_u64 *apo
     *hi = bc_ocl_bitrev64(t.lo);
 }
 
-/* t = t * alpha: a left shift by one, reduced by x^128 + x^7 + x^2 + x + 1. */
-BC_FN void bc_ocl_xts_double(bc_u64 *lo, bc_u64 *hi) {
-    bc_u64 carry = (bc_u64)0 - (*hi >> 63);
-    *hi = (*hi << 1) | (*lo >> 63);
-    *lo = (*lo << 1) ^ (carry & 0x87ul);
-}
 
 BC_FN uint4 bc_ocl_xts_words(bc_u64 lo, bc_u64 hi) {
     return (uint4)((bc_u32)lo, (bc_u32)(lo >> 32), (bc_u32)hi, (bc_u32)(hi >> 32));
@@ -295,7 +290,7 @@ BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 
             } else {                                                                        \
                 s[j] = s[32 + j] = s[64 + j] = s[96 + j] = 0;                               \
             }                                                                               \
-            bc_ocl_xts_double(&lo, &hi);                                                    \
+            bc_xts_mul_x(&lo, &hi);                                                    \
         }                                                                                   \
         FN(s, rk, rounds);                                                                  \
         lo = t0_lo;                                                                         \
@@ -303,7 +298,7 @@ BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 
         BC_AES_BS_UNROLL                                                                    \
         for (int j = 0; j < 32; ++j) {                                                      \
             if ((bc_u64)j < n) bc_ocl_aes_storeu(p + 16 * j, s, j, bc_ocl_xts_words(lo, hi), aligned); \
-            bc_ocl_xts_double(&lo, &hi);                                                    \
+            bc_xts_mul_x(&lo, &hi);                                                    \
         }                                                                                   \
         BC_AES_BS_UNROLL                                                                    \
         for (int i = 0; i < 128; ++i) s[i] = 0;                                             \
@@ -347,7 +342,7 @@ BC_OCL_XTS_KERNEL(bc_aes_xts_dec, bc_ocl_aes_decrypt)
             bc_ocl_xts_load_tweak(tweaks + 16 * (tbase + u), &lo, &hi);                     \
             bc_ocl_xts_jump(&lo, &hi, apow, full_blocks - 1);                               \
             bc_u64 lo2 = lo, hi2 = hi;                                                      \
-            bc_ocl_xts_double(&lo2, &hi2);                                                  \
+            bc_xts_mul_x(&lo2, &hi2);                                                  \
             /* T1 (used in pass 1) and T2 (pass 2) */                                       \
             uint4 t1 = ENC ? bc_ocl_xts_words(lo, hi) : bc_ocl_xts_words(lo2, hi2);         \
             uint4 t2 = ENC ? bc_ocl_xts_words(lo2, hi2) : bc_ocl_xts_words(lo, hi);         \

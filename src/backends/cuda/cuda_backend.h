@@ -1,6 +1,6 @@
 // The CUDA backend (issue 3): device discovery, per-key device-resident AES
 // schedules, pinned staging for host memory, streams, and the dispatch of
-// every AES mode to the kernels of aes_kernels.cu / ghash_kernels.cu.
+// every AES mode to the kernels of aes_*.cu / ghash_kernels.cu.
 //
 // Extending it: a new algorithm family adds a case to CudaBackend::cipher /
 // aead_chunk (a switch on Mode) and its own files (the stream ciphers go in

@@ -1,6 +1,6 @@
-// Host-callable launchers of the CUDA AES and GHASH kernels (aes_kernels.cu,
-// ghash_kernels.cu). Plain C++: included by the backend's .cpp files and the
-// benchmark. Every launcher only enqueues work on `stream` and returns the
+// Host-callable launchers of the CUDA AES and GHASH kernels (aes_ecb.cu, aes_ctr.cu,
+// aes_cbc.cu, aes_xts.cu, ghash_kernels.cu). Plain C++: included by the backend's .cpp
+// files and the benchmark. Every launcher only enqueues work on `stream` and returns the
 // launch status; the caller synchronises and turns errors into bc::Status.
 #pragma once
 

@@ -458,32 +458,21 @@ size_t xts_scratch_bytes(uint64_t nunits, uint64_t nblocks) {
 size_t xts_alpha_table_bytes() { return 3 * 1024 * 16; }
 
 void xts_build_alpha_tables(void* out) {
-    // alpha^(32 * d * 1024^level) for d < 1024, level < 3; public constants.
+    // alpha^(32 * d * 1024^level) for d < 1024, level < 3; public constants, made with the
+    // one XTS tweak arithmetic (modes/block/xts_tweak.h) and stored as four little-endian words.
     uint32_t* o = static_cast<uint32_t*>(out);
-    auto dbl = [](uint32_t* t) {
-        uint32_t c = (t[3] >> 31) * 0x87u;
-        t[3] = (t[3] << 1) | (t[2] >> 31);
-        t[2] = (t[2] << 1) | (t[1] >> 31);
-        t[1] = (t[1] << 1) | (t[0] >> 31);
-        t[0] = (t[0] << 1) ^ c;
-    };
-    auto mul = [&](const uint32_t* a, const uint32_t* b, uint32_t* r) {
-        uint32_t z[4] = {0, 0, 0, 0}, t[4] = {a[0], a[1], a[2], a[3]};
-        for (int i = 0; i < 128; ++i) {
-            if ((b[i >> 5] >> (i & 31)) & 1u) for (int q = 0; q < 4; ++q) z[q] ^= t[q];
-            dbl(t);
-        }
-        for (int q = 0; q < 4; ++q) r[q] = z[q];
-    };
-    uint32_t step[4] = {0, 1, 0, 0};  // alpha^32
     for (int level = 0; level < 3; ++level) {
-        uint32_t* tab = o + 4 * 1024 * level;
-        tab[0] = 1; tab[1] = tab[2] = tab[3] = 0;
-        for (int d = 1; d < 1024; ++d) mul(tab + 4 * (d - 1), step, tab + 4 * d);
-        // next level's step: step^1024 = tab[1023] * step
-        uint32_t next[4];
-        mul(tab + 4 * 1023, step, next);
-        for (int q = 0; q < 4; ++q) step[q] = next[q];
+        bc_u64 step_lo, step_hi;  // alpha^(32 * 1024^level)
+        bc_xts_alpha_pow(uint64_t(32) << (10 * level), &step_lo, &step_hi);
+        bc_u64 lo = 1, hi = 0;
+        for (int d = 0; d < 1024; ++d) {
+            uint32_t* e = o + 4 * (1024 * level + d);
+            e[0] = uint32_t(lo);
+            e[1] = uint32_t(lo >> 32);
+            e[2] = uint32_t(hi);
+            e[3] = uint32_t(hi >> 32);
+            bc_xts_mul_public(&lo, &hi, step_lo, step_hi);
+        }
     }
 }
 

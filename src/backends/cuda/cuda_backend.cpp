@@ -38,25 +38,6 @@ namespace {
 constexpr size_t kHostMacMax = 2048;  // host-memory AAD up to this is hashed on the host
 constexpr uint64_t kScratchKeep = uint64_t(64) << 20;  // scratch bytes the pool keeps mapped
 
-// Stream-ordered scratch memory from the backend's pool, zeroed and freed on the stream
-// when it goes out of scope (it holds encrypted tweaks and GHASH partials: key-dependent).
-struct Scratch {
-    void* p = nullptr;
-    size_t n = 0;
-    cudaStream_t s = nullptr;
-    Status alloc(size_t bytes, cudaStream_t st, cudaMemPool_t pool) {
-        s = st;
-        n = bytes ? bytes : 16;
-        cudaError_t e = pool ? cudaMallocFromPoolAsync(&p, n, pool, st) : cudaMallocAsync(&p, n, st);
-        if (e != cudaSuccess) p = nullptr;
-        return cuda_status(e, "cudaMallocAsync (scratch)");
-    }
-    ~Scratch() {
-        if (!p) return;
-        (void)cudaMemsetAsync(p, 0, n, s);
-        (void)cudaFreeAsync(p, s);
-    }
-};
 
 // AES's schedule in its descriptor's layout (cores/aes/aes_block.h: rounds, three
 // zero words, the bitsliced masks) for the generic host modes; wiped when dropped.
@@ -74,6 +55,8 @@ const EVP_CIPHER* evp_cbc(size_t key_len) {
     return key_len == 16 ? EVP_aes_128_cbc() : key_len == 24 ? EVP_aes_192_cbc() : EVP_aes_256_cbc();
 }
 
+}  // namespace
+
 bool is_device_pointer(const void* p, int device) {
     cudaPointerAttributes a;
     if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
@@ -82,8 +65,6 @@ bool is_device_pointer(const void* p, int device) {
     }
     return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
 }
-
-}  // namespace
 
 CudaAesKey::~CudaAesKey() {
     if (dev_mem) {

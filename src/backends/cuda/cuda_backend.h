@@ -27,6 +27,30 @@ namespace cuda {
 // A CUDA error as a Status: the call that failed and cudaGetErrorString's text.
 Status cuda_status(cudaError_t e, const char* what);
 
+// Whether p is device (or managed) memory of CUDA device `device`.
+bool is_device_pointer(const void* p, int device);
+
+// Stream-ordered scratch memory from the backend's pool (XTS tweaks, CBC chaining
+// blocks, GHASH partials: key-dependent), zeroed and freed on the stream when it goes
+// out of scope. Where pools are missing (pool null): cudaMallocAsync.
+struct Scratch {
+    void* p = nullptr;
+    size_t n = 0;
+    cudaStream_t s = nullptr;
+    Status alloc(size_t bytes, cudaStream_t st, cudaMemPool_t pool) {
+        s = st;
+        n = bytes ? bytes : 16;
+        cudaError_t e = pool ? cudaMallocFromPoolAsync(&p, n, pool, st) : cudaMallocAsync(&p, n, st);
+        if (e != cudaSuccess) p = nullptr;
+        return cuda_status(e, "cudaMallocAsync (scratch)");
+    }
+    ~Scratch() {
+        if (!p) return;
+        (void)cudaMemsetAsync(p, 0, n, s);
+        (void)cudaFreeAsync(p, s);
+    }
+};
+
 struct CudaAesKey : BackendKey {
     int device = 0;
     const Algorithm* alg = nullptr;

@@ -29,34 +29,6 @@ namespace cuda {
 
 namespace {
 
-// Stream-ordered scratch from the backend's pool (CBC chaining blocks, encrypted XTS
-// tweaks: key-dependent), zeroed and freed on the stream when it goes out of scope.
-struct BlockScratch {
-    void* p = nullptr;
-    size_t n = 0;
-    cudaStream_t s = nullptr;
-    Status alloc(size_t bytes, cudaStream_t st, cudaMemPool_t pool) {
-        s = st;
-        n = bytes ? bytes : 16;
-        cudaError_t e = pool ? cudaMallocFromPoolAsync(&p, n, pool, st) : cudaMallocAsync(&p, n, st);
-        if (e != cudaSuccess) p = nullptr;
-        return cuda_status(e, "cudaMallocAsync (block scratch)");
-    }
-    ~BlockScratch() {
-        if (!p) return;
-        (void)cudaMemsetAsync(p, 0, n, s);
-        (void)cudaFreeAsync(p, s);
-    }
-};
-
-bool on_device(const void* p, int device) {
-    cudaPointerAttributes a;
-    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return false;
-    }
-    return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
-}
 
 // The kernels of alg's cipher where they cover its mode, else nullptr.
 const BlockKernels* kernels_for(const Algorithm& alg) {
@@ -161,7 +133,7 @@ Status CudaBackend::block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, c
                            "CTR kernel launch (generic)");
     case Mode::CBC: {
         if (enc) return Status(BC_ERR_INTERNAL, "CBC encryption does not run on device buffers");
-        BlockScratch sc;
+        Scratch sc;
         BC_TRY(sc.alloc(kn.cbc_dec_scratch_bytes(len / bb), s, pool_));
         return cuda_status(kn.cbc_decrypt(k.d1, iv, in, out, len / bb, sc.p, shape_, s),
                            "CBC kernel launch (generic)");
@@ -196,7 +168,7 @@ Status CudaBackend::block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, c
         const uint64_t lm = last_len / 16, lr = last_len % 16;
         const uint64_t last_blocks = lr ? lm - 1 : lm;
         {
-            BlockScratch sc;
+            Scratch sc;
             BC_TRY(sc.alloc(kn.xts_scratch_bytes(nunits, full), s, pool_));
             BC_CUDA_TRY(kn.xts(enc, k.d1, k.d2, iv, in, out, unit, nunits, full, last_blocks, sc.p, shape_, s),
                         "XTS kernel launch (generic)");
@@ -236,7 +208,7 @@ Status CudaBackend::block_cipher(const KeyMaterial& key, const CudaBlockKey& k, 
     if (op.len == 0) return Status::ok();
     BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
     const bool dev_mem = op.memory == BC_MEMORY_DEVICE;
-    if (dev_mem && (!on_device(op.in, dev_) || !on_device(op.out, dev_)))
+    if (dev_mem && (!is_device_pointer(op.in, dev_) || !is_device_pointer(op.out, dev_)))
         return Status(BC_ERR_INVALID_ARGUMENT, "BC_MEMORY_DEVICE buffers must be device memory of " + name_);
     cudaStream_t s = static_cast<cudaStream_t>(op.stream);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (tests unit sanitize quick bench gpu blocks compare kernels cpu file roundtrip engine small
+#   scripts/device_run.sh PHASE... (tests unit conformance sanitize quick bench gpu blocks compare kernels cpu file roundtrip engine small
 #   profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
@@ -9,8 +9,11 @@ set -uo pipefail
 root=$PWD
 B=$root/.device-build
 O=${OUT:-/tmp/bc-out}
-R=$O/results
-mkdir -p "$R"
+# Results gather outside $O and are packed into $O/results.tar.gz after every step, so a
+# run stopped at its time limit still returns everything finished before it.
+W=$(mktemp -d)
+R=$W/results
+mkdir -p "$O" "$R"
 [ -f "$B/.device-build.tar.xz" ] && tar -C "$B" -xJf "$B/.device-build.tar.xz"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$B/bin:$PATH
@@ -28,6 +31,7 @@ step() {  # step NAME TIMEOUT CMD...
   local rc=$?
   tail -n "${TAIL:-25}" "$R/$name.log"
   echo "=== $name: rc=$rc"
+  tar -C "$W" -czf "$O/results.tar.gz" results
 }
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total,pcie.link.gen.current,pcie.link.width.current \
@@ -39,6 +43,9 @@ for phase in "$@"; do
   tests)
     step unit 200 bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
     TAIL=70 step conformance 240 bc_conformance --backends="${CONF_BACKENDS:-cuda,opencl}" ${CONF_ARGS:---quick}
+    ;;
+  conformance)  # the conformance suite alone (CONF_BACKENDS, CONF_ARGS as for tests)
+    TAIL=70 step conformance "${CONF_TIMEOUT:-240}" bc_conformance --backends="${CONF_BACKENDS:-cuda,opencl}" ${CONF_ARGS:---quick}
     ;;
   unit)  # the unit tests alone (pack without bc_conformance when the 64 MiB carry is tight)
     step unit 200 bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
@@ -160,4 +167,4 @@ for phase in "$@"; do
   *) echo "unknown phase $phase" ;;
   esac
 done
-tar -C "$O" -czf "$O/results.tar.gz" results && rm -rf "$R"
+tar -C "$W" -czf "$O/results.tar.gz" results && rm -rf "$W"

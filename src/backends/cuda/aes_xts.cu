@@ -4,6 +4,7 @@
 // thread owns 32 consecutive blocks of a unit (k_xts); launch_xts picks them, and the host
 // builds the multiplier tables (xts_build_alpha_tables).
 #include "backends/cuda/aes_device.cuh"
+#include "modes/block/xts_tweak.h"
 
 namespace bc {
 namespace cuda {

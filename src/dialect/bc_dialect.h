@@ -230,18 +230,6 @@ BC_DEFINE_LOADSTORE(_g, __global)
 #define BC_LITTLE_ENDIAN 0
 #endif
 
-/* ---------------- prefetch ---------------- */
-
-/* A hint that global memory at p will be read soon: into L2 on CUDA devices, OpenCL's
- * prefetch elsewhere in device code, nothing on the host. Never changes a result. */
-#if defined(BC_TARGET_CUDA) && defined(__CUDA_ARCH__)
-#define BC_PREFETCH_G(p) asm volatile("prefetch.global.L2 [%0];" ::"l"((const void *)(p)))
-#elif defined(BC_TARGET_OPENCL)
-#define BC_PREFETCH_G(p) prefetch((const BC_GLOBAL bc_u8 *)(p), 16)
-#else
-#define BC_PREFETCH_G(p) ((void)(p))
-#endif
-
 /* ---------------- constant-time helpers ---------------- */
 
 /* All ones when x != 0, else zero, without a branch. */

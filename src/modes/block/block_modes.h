@@ -127,34 +127,21 @@ BC_FN void BC_BM_NAME(ctr_item)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, unsig
         BC_BM_UNROLL
         for (int q = 0; q < BC_BM_BW; ++q) w[BC_BM_BW * k + q] = bc_bswap32(c[q]);
     }
-    const bc_u64 last = first + stride * (bc_u64)(BC_BM_BATCH - 1);
-    const int whole = shift == 0 && (bc_u64)BC_BM_BLOCK * (last + 1) <= len;
-    if (whole) {
-        /* The data is read after the core; ask for it now, so it waits in a cache. */
-        BC_BM_UNROLL
-        for (int k = 0; k < BC_BM_BATCH; ++k) BC_PREFETCH_G(in + BC_BM_BLOCK * (first + stride * (bc_u64)k));
-    }
     BC_BM_ENCRYPT(ks, w);
-    if (whole) {
+    const bc_u64 last = first + stride * (bc_u64)(BC_BM_BATCH - 1);
+    if (shift == 0 && (bc_u64)BC_BM_BLOCK * (last + 1) <= len) {
         /* Every block of the item whole and inside the piece, the case of all but the
-         * edge items: straight-line code apart from the edge handling below. Blocks are
-         * read in groups of BC_BM_GROUP, all loads of a group before its first use, so a
-         * thread waits for memory once a group rather than once a block. */
-#define BC_BM_GROUP 8
+         * edge items: straight-line code apart from the edge handling below, so a GPU's
+         * instruction cache holds the steady state. */
         BC_BM_UNROLL
-        for (int g = 0; g < BC_BM_BATCH; g += BC_BM_GROUP) {
-            bc_u32 d[BC_BM_GROUP * BC_BM_BW];
+        for (int k = 0; k < BC_BM_BATCH; ++k) {
+            const bc_u64 i = first + stride * (bc_u64)k;
+            bc_u32 d[BC_BM_BW];
+            BC_BM_NAME(bm_load)(in, i, d, aligned);
             BC_BM_UNROLL
-            for (int k = 0; k < BC_BM_GROUP; ++k)
-                BC_BM_NAME(bm_load)(in, first + stride * (bc_u64)(g + k), d + BC_BM_BW * k, aligned);
-            BC_BM_UNROLL
-            for (int k = 0; k < BC_BM_GROUP; ++k) {
-                BC_BM_UNROLL
-                for (int q = 0; q < BC_BM_BW; ++q) d[BC_BM_BW * k + q] ^= w[BC_BM_BW * (g + k) + q];
-                BC_BM_NAME(bm_store)(out, first + stride * (bc_u64)(g + k), d + BC_BM_BW * k, aligned);
-            }
+            for (int q = 0; q < BC_BM_BW; ++q) d[q] ^= w[BC_BM_BW * k + q];
+            BC_BM_NAME(bm_store)(out, i, d, aligned);
         }
-#undef BC_BM_GROUP
         BC_BM_WIPE(w, sizeof w);
         return;
     }

@@ -66,17 +66,20 @@ bool is_device_pointer(const void* p, int device) {
     return (a.type == cudaMemoryTypeDevice || a.type == cudaMemoryTypeManaged) && a.device == device;
 }
 
+void wipe_device_memory(int device, void* mem, size_t bytes) {
+    if (!mem) return;
+    int prev = 0;
+    (void)cudaGetDevice(&prev);
+    (void)cudaSetDevice(device);
+    (void)cudaMemset(mem, 0, bytes);
+    (void)cudaDeviceSynchronize();
+    (void)cudaFree(mem);
+    (void)cudaSetDevice(prev);
+    (void)cudaGetLastError();
+}
+
 CudaAesKey::~CudaAesKey() {
-    if (dev_mem) {
-        int prev = 0;
-        (void)cudaGetDevice(&prev);
-        (void)cudaSetDevice(device);
-        (void)cudaMemset(dev_mem, 0, dev_bytes);
-        (void)cudaDeviceSynchronize();
-        (void)cudaFree(dev_mem);
-        (void)cudaSetDevice(prev);
-        (void)cudaGetLastError();
-    }
+    wipe_device_memory(device, dev_mem, dev_bytes);
     aes_wipe(&k1);
     aes_wipe(&k2);
     secure_wipe_object(h);

@@ -27,6 +27,9 @@ namespace cuda {
 // A CUDA error as a Status: the call that failed and cudaGetErrorString's text.
 Status cuda_status(cudaError_t e, const char* what);
 
+// Zeroes and frees an allocation of device `device` that held key material (nullptr: nothing).
+void wipe_device_memory(int device, void* mem, size_t bytes);
+
 // Whether p is device (or managed) memory of CUDA device `device`.
 bool is_device_pointer(const void* p, int device);
 

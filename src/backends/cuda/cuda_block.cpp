@@ -72,16 +72,7 @@ Status cbc_encrypt_host(const KeyMaterial& key, const CudaBlockKey& k, const uin
 }  // namespace
 
 CudaBlockKey::~CudaBlockKey() {
-    if (dev_mem) {
-        int prev = 0;
-        (void)cudaGetDevice(&prev);
-        (void)cudaSetDevice(device);
-        (void)cudaMemset(dev_mem, 0, dev_bytes);
-        (void)cudaDeviceSynchronize();
-        (void)cudaFree(dev_mem);
-        (void)cudaSetDevice(prev);
-        (void)cudaGetLastError();
-    }
+    wipe_device_memory(device, dev_mem, dev_bytes);
 }
 
 bool CudaBackend::generic_block(const Algorithm& alg) const {

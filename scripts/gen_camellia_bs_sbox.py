@@ -31,6 +31,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bs_sbox_affine as sb  # noqa: E402
 import gen_aes_bs_sbox as aes  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -98,116 +99,15 @@ def s1_table():
     return [cam_h(inv[cam_f(0xc5 ^ x)]) ^ 0x6e for x in range(256)]
 
 
-# ------------------------------------------------------------ linear maps as matrices
-
-def lin_cols(fn):
-    """A linear map of bytes as its 8 column images (fn(1 << i))."""
-    return [fn(1 << i) for i in range(8)]
-
-
-def apply_cols(cols, v):
-    r = 0
-    for i in range(8):
-        if (v >> i) & 1:
-            r ^= cols[i]
-    return r
-
-
-def isomorphism():
-    """psi: AES representation -> tower, X^i -> gamma^i for a root gamma of AES's polynomial
-    in the tower field; returns (psi, phi = psi^-1) as byte -> byte tables."""
-    for gamma in range(2, 256):
-        pw = [1]
-        for _ in range(8):
-            pw.append(tower_mul(pw[-1], gamma))
-        # gamma^8 + gamma^4 + gamma^3 + gamma + 1 == 0
-        if pw[8] ^ pw[4] ^ pw[3] ^ pw[1] ^ pw[0] == 0:
-            psi = [apply_cols(pw[:8], v) for v in range(256)]
-            if len(set(psi)) != 256:
-                continue
-            phi = [0] * 256
-            for v in range(256):
-                phi[psi[v]] = v
-            return psi, phi
-    sys.exit("no root of the AES polynomial in the tower field")
-
-
 # ------------------------------------------------------------ the composed network
 
 def build_s1_network():
     """The network of s1 over symbols x0..x7 (bit 0 first). Returns (net, outputs)."""
-    psi, phi = isomorphism()
-    m_in = lin_cols(lambda v: phi[cam_f(v)])
+    psi, phi = sb.field_isomorphism(tower_mul)
+    m_in = sb.lin_cols(lambda v: phi[cam_f(v)])
     c_in = phi[cam_f(0xc5)]
-    m_out = lin_cols(lambda v: cam_h(psi[v]))
-    c_out = 0x6e
-
-    stmts = aes.reference_body()
-    net = aes.Net(["x%d" % i for i in range(8)])
-    x = [aes.Sym(net, i) for i in net.inputs]
-
-    # z = M_in x ^ c_in as affine forms of x (bit i of z: the x_j with bit i of column j set)
-    z = []
-    for i in range(8):
-        mask = sum(1 << j for j in range(8) if (m_in[j] >> i) & 1)
-        z.append(aes.Aff(mask, (c_in >> i) & 1))
-    env = {"x": z}
-    top = [(l, r) for l, r in stmts if re.match(r"[UT]\d+$", l)]
-    mid = [(l, r) for l, r in stmts if re.match(r"M\d+$", l)]
-    bot = [(l, r) for l, r in stmts if not re.match(r"[UTM]\d+$", l)]
-    for lhs, rhs in top:
-        env[lhs] = eval(rhs, {}, env)
-    used = sorted(set(n for _, r in mid for n in re.findall(r"\b[UT]\d+\b", r)),
-                  key=lambda n: (n[0], int(n[1:])))
-    syms = aes.paar(net, x, [env[n].mask for n in used])
-    senv = {}
-    for n, sym in zip(used, syms):
-        senv[n] = ~sym if env[n].c else sym
-    for lhs, rhs in mid:
-        senv[lhs] = eval(rhs, {}, senv)
-
-    # bottom: S_AES's outputs as affine forms of the products, then inv = A'(S_AES),
-    # then s1 = M_out inv ^ c_out
-    prods = sorted(set(n for _, r in bot for n in re.findall(r"\bM\d+\b", r)), key=lambda n: int(n[1:]))
-    benv = {n: aes.Aff(1 << i) for i, n in enumerate(prods)}
-    for i in range(8):
-        benv["k%d" % i] = aes.Aff(0)
-    s_out = [None] * 8
-    for lhs, rhs in bot:
-        v = eval(rhs, {}, benv)
-        mm = re.match(r"x\[(\d)\]$", lhs)
-        if mm:
-            s_out[int(mm.group(1))] = v
-        else:
-            benv[lhs] = v
-    inv = aes.inv_affine(s_out)
-    outs = []
-    for i in range(8):
-        acc = aes.Aff(0, (c_out >> i) & 1)
-        for j in range(8):
-            if (m_out[j] >> i) & 1:
-                acc = acc ^ inv[j]
-        outs.append(acc)
-    osyms = aes.paar(net, [senv[n] for n in prods], [o.mask for o in outs])
-    y = [~sym if o.c else sym for sym, o in zip(osyms, outs)]
-    return net, [v.i for v in y]
-
-
-def gate_count(net, outputs):
-    """2-input gates (AND, OR, XOR) and inverters the outputs reach."""
-    live, stack = set(), list(outputs)
-    while stack:
-        n = stack.pop()
-        if n in live:
-            continue
-        live.add(n)
-        op, a, b = net.nodes[n]
-        if op != "IN":
-            stack.append(a)
-            if b is not None:
-                stack.append(b)
-    ops = [net.nodes[n][0] for n in live]
-    return {k: ops.count(k) for k in ("XOR", "AND", "OR", "NOT")}
+    m_out = sb.lin_cols(lambda v: cam_h(psi[v]))
+    return sb.affine_inversion_network(m_in, c_in, m_out, 0x6e)
 
 
 def sigmas():
@@ -229,11 +129,8 @@ def main():
     if sorted(s1) != list(range(256)):
         sys.exit("s1 is not a permutation")
     net, outs = build_s1_network()
-    for v in range(256):
-        got = net.sim(outs, [(v >> i) & 1 for i in range(8)])
-        if sum(b << i for i, b in enumerate(got)) != s1[v]:
-            sys.exit("composed network is wrong at %02x" % v)
-    gates = gate_count(net, outs)
+    sb.check_network(net, outs, s1, "s1")
+    gates = sb.gate_count(net, outs)
     print("composed network: %s" % gates, file=sys.stderr)
     cost, luts, script = aes.map_with_abc(net, outs, args.abc)
     src, n = aes.emit_function("bc_camellia_bs_s1", luts,

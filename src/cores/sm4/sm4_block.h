@@ -37,6 +37,10 @@
  *          -> ceiling 16.7e12 / 34.8 = 481 GB/s on an H100 (16.7 T 32-bit logic ops/s);
  *          the IMADs run on another pipe, so the logic pipe alone sees 33.3 (502 GB/s).
  *   Not counted: 32 mask loads a round from ks (LDG, another pipe), the mode's work.
+ * sm_90 (nvcc 13.0, a kernel holding w in registers, each direction): 254 registers, no
+ * spills; its PTX has 2,768 logic operations (a 4-round group of 2,000, the loop body
+ * run 8 times, and the transpositions' 768 LOP3), as counted above. Not yet measured
+ * on a GPU.
  *
  * Key address space: BC_SM4_KS_SPACE (default BC_GLOBAL); a backend that stages the
  * masks in __constant or __local memory defines it before including this header.

@@ -67,6 +67,62 @@ struct Modes8 {
 template <class C>
 using Modes = typename std::conditional<C::kBlock == 16, Modes16<C>, Modes8<C>>::type;
 
+// The same modes reading their input from a warp's staged tile in shared memory (see
+// "Staging" below); the output still goes to global memory.
+struct TileIn {
+    const bc_u32* smem;  // the warp's tile
+    uint64_t base;       // block index (in the item functions' numbering) of tile block 0
+    bool swizzled;       // the stride-1 layout (else the identity, for stride-32 items)
+};
+
+template <class C>
+__host__ __device__ __forceinline__ unsigned tile_slot(uint64_t t, bool swizzled) {
+    if (!swizzled) return (unsigned)t;
+    const unsigned o = (unsigned)(t / C::kBatch), k = (unsigned)(t % C::kBatch);
+    return k * 32u + (o ^ (k & 31u));
+}
+
+#define BC_BM_TILE_LOAD                                                                            \
+    __host__ __device__ __forceinline__ static void bm_load(const TileIn& in, bc_u64 b, bc_u32* w, int) { \
+        const bc_u32* p = in.smem + (C::kBlock / 4) * tile_slot<C>(b - in.base, in.swizzled);       \
+        _Pragma("unroll") for (int i = 0; i < C::kBlock / 4; ++i) w[i] = p[i];                      \
+    }
+
+template <class C>
+struct ModesTile16 {
+    BC_BM_TILE_LOAD
+#undef BC_BM_IN
+#define BC_BM_IN const TileIn&
+#define BC_BM_CUSTOM_LOAD
+#define BC_BM_NAME(x) x
+#define BC_BM_BLOCK 16
+#define BC_BM_BATCH (C::kBatch)
+#define BC_BM_KS const bc_u32*
+#define BC_BM_ENCRYPT(ks, w) C::encrypt(ks, w)
+#define BC_BM_DECRYPT(ks, w) C::decrypt(ks, w)
+#include "modes/block/block_modes.h"
+#undef BC_BM_BLOCK
+};
+
+template <class C>
+struct ModesTile8 {
+    BC_BM_TILE_LOAD
+#define BC_BM_BLOCK 8
+#include "modes/block/block_modes.h"
+#undef BC_BM_BLOCK
+#undef BC_BM_NAME
+#undef BC_BM_BATCH
+#undef BC_BM_KS
+#undef BC_BM_ENCRYPT
+#undef BC_BM_DECRYPT
+#undef BC_BM_CUSTOM_LOAD
+#undef BC_BM_IN
+};
+#undef BC_BM_TILE_LOAD
+
+template <class C>
+using ModesTile = typename std::conditional<C::kBlock == 16, ModesTile16<C>, ModesTile8<C>>::type;
+
 // ---------------------------------------------------------------- kernels
 
 struct Block16 {
@@ -125,9 +181,10 @@ __global__ void k_cbc_chains(Block16 iv, const uint8_t* in, bc_u32* chain, uint6
 
 template <class C, bool Aligned>
 __global__ void __launch_bounds__(kThreads) k_cbc_dec(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
-                                                      uint64_t nblocks, const bc_u32* chain, uint64_t nitems) {
+                                                      uint64_t nblocks, const bc_u32* chain, uint64_t i0,
+                                                      uint64_t nitems) {
     constexpr int BW = C::kBlock / 4;
-    for (uint64_t i = item0(); i < nitems; i += item_step()) {
+    for (uint64_t i = i0 + item0(); i < nitems; i += item_step()) {
         bc_u32 v[BW];
 #pragma unroll
         for (int q = 0; q < BW; ++q) v[q] = chain[BW * i + q];
@@ -165,15 +222,25 @@ __global__ void k_xts_group_tweaks(const uint64_t* unit_tweaks, uint64_t* group_
     }
 }
 
+// The tweak of block g * G + r of unit u: its group's tweak times alpha^r, r < G.
+__device__ __forceinline__ void item_tweak(const uint64_t* tweaks, uint64_t u, uint64_t groups, uint64_t g,
+                                           unsigned r, uint64_t* lo, uint64_t* hi) {
+    *lo = tweaks[2 * (u * groups + g)];
+    *hi = tweaks[2 * (u * groups + g) + 1];
+    for (; r >= 32; r -= 32) bc_xts_mul_xs(lo, hi, 32);
+    if (r) bc_xts_mul_xs(lo, hi, r);
+}
+
 // XTS over whole blocks: item j of unit u. Stride 32: lane j % 32 of group j / 32;
 // stride 1: blocks j * batch .. of the unit. tweaks: each unit's group tweaks (groups a unit).
 template <class C, bool Enc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                   uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks,
                                                   uint64_t last_blocks, const uint64_t* tweaks, uint64_t groups,
-                                                  unsigned stride, uint64_t items_per_unit, uint64_t nitems) {
+                                                  unsigned stride, uint64_t items_per_unit, uint64_t i0,
+                                                  uint64_t nitems) {
     constexpr uint64_t G = (uint64_t)kLanes * C::kBatch;
-    for (uint64_t i = item0(); i < nitems; i += item_step()) {
+    for (uint64_t i = i0 + item0(); i < nitems; i += item_step()) {
         const uint64_t u = i / items_per_unit, j = i % items_per_unit;
         const uint64_t nb = u + 1 == nunits ? last_blocks : full_blocks;
         uint64_t first, g;
@@ -188,10 +255,147 @@ __global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks,
             r = (unsigned)(first % G);
         }
         if (first >= nb) continue;
-        uint64_t lo = tweaks[2 * (u * groups + g)], hi = tweaks[2 * (u * groups + g) + 1];
-        for (; r >= 32; r -= 32) bc_xts_mul_xs(&lo, &hi, 32);
-        if (r) bc_xts_mul_xs(&lo, &hi, r);
+        uint64_t lo, hi;
+        item_tweak(tweaks, u, groups, g, r, &lo, &hi);
         Modes<C>().xts_item(ks, lo, hi, in + u * unit_bytes, out + u * unit_bytes, nb, first, stride, Enc, Aligned);
+    }
+}
+
+// ---------------------------------------------------------------- staging
+
+// Staging. A tile is the G = 32 * batch consecutive blocks of one warp's 32 items. The
+// warp copies it into shared memory with cp.async before the items need it, so the
+// loads' latency hides behind the core (CTR: the keystream; its input, read after the
+// core, otherwise comes in small batches, the core's state holding the registers), and
+// the copy is coalesced whatever the items' layout. Identity layout (stride-32 items:
+// lane l reads the blocks it copied); swizzled layout for stride-1 items (lane o owns
+// tile blocks o*batch + k, at slot k*32 + (o ^ k): the copy, lane l taking block
+// c*32 + l, and the reads are both free of bank conflicts). Each lane reads only after
+// the warp's copy is complete (wait, then __syncwarp), and the warp syncs again before
+// the next tile overwrites it.
+extern __shared__ __align__(16) unsigned char bc_stage[];
+
+template <class C>
+struct Stage {
+    static constexpr uint64_t kG = (uint64_t)kLanes * C::kBatch;
+    static constexpr size_t kWarpBytes = (size_t)kG * C::kBlock;
+    static constexpr size_t kBytes = kWarpBytes * (kThreads / kLanes);  // dynamic shared memory a block
+
+    __device__ static bc_u32* tile() {
+        return reinterpret_cast<bc_u32*>(bc_stage + (threadIdx.x / kLanes) * kWarpBytes);
+    }
+    // Starts the copy of the tile at src (kG blocks, 16- or 8-byte aligned).
+    __device__ static void copy(bc_u32* tile, const uint8_t* src, bool swizzled) {
+        const unsigned lane = threadIdx.x % kLanes;
+#pragma unroll 4
+        for (unsigned c = 0; c < C::kBatch; ++c) {
+            const unsigned t = c * kLanes + lane;
+            unsigned char* dst = reinterpret_cast<unsigned char*>(tile) + C::kBlock * tile_slot<C>(t, swizzled);
+            const uint8_t* from = src + (uint64_t)C::kBlock * t;
+#if __CUDA_ARCH__ >= 800
+            const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+            if (C::kBlock == 16) asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(from));
+            else asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(d), "l"(from));
+#else
+            if (C::kBlock == 16) *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(from);
+            else *reinterpret_cast<uint2*>(dst) = *reinterpret_cast<const uint2*>(from);
+#endif
+        }
+#if __CUDA_ARCH__ >= 800
+        asm volatile("cp.async.commit_group;\n" ::);
+#endif
+    }
+    // Waits for this thread's copies, then for the warp's.
+    __device__ static void wait() {
+#if __CUDA_ARCH__ >= 800
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+        __syncwarp();
+    }
+};
+
+__device__ __forceinline__ uint64_t warp0() { return (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / kLanes; }
+__device__ __forceinline__ uint64_t warp_step() { return (uint64_t)gridDim.x * blockDim.x / kLanes; }
+
+// CTR over whole tiles (data and output aligned to the block, no shift): tile t holds
+// keystream blocks t*G .. t*G + G - 1; lane l's item the blocks l, l + 32, ... of it.
+template <class C, bool Inc32>
+__global__ void __launch_bounds__(kThreads) k_ctr_tiles(const bc_u32* __restrict__ ks, Block16 ctr,
+                                                        const uint8_t* in, uint8_t* out, uint64_t ntiles) {
+    constexpr int BW = C::kBlock / 4;
+    bc_u32 c[BW];
+#pragma unroll
+    for (int q = 0; q < BW; ++q) c[q] = ctr.w[q];
+    bc_u32* tile = Stage<C>::tile();
+    const unsigned lane = threadIdx.x % kLanes;
+    for (uint64_t t = warp0(); t < ntiles; t += warp_step()) {
+        const uint64_t base = t * Stage<C>::kG;
+        Stage<C>::copy(tile, in + C::kBlock * base, false);
+        bc_u32 w[BW * C::kBatch];
+        Modes<C>().ctr_keystream(ks, c, Inc32, base + lane, kLanes, w);
+        Stage<C>::wait();
+#pragma unroll
+        for (int k = 0; k < C::kBatch; ++k) {
+            const unsigned slot = k * kLanes + lane;
+            bc_u32 d[BW];
+#pragma unroll
+            for (int q = 0; q < BW; ++q) d[q] = tile[BW * slot + q] ^ w[BW * k + q];
+            uint8_t* o = out + (uint64_t)C::kBlock * (base + slot);
+            if (BW == 4) *reinterpret_cast<uint4*>(o) = make_uint4(d[0], d[1], d[2 % BW], d[3 % BW]);
+            else *reinterpret_cast<uint2*>(o) = make_uint2(d[0], d[1]);
+        }
+        __syncwarp();
+    }
+}
+
+// CBC decryption over whole tiles: item i (lane i % 32 of tile i / 32) decrypts blocks
+// i*batch .. of the piece; the block before a tile comes from chain (k_cbc_chains),
+// the others from the tile.
+template <class C>
+__global__ void __launch_bounds__(kThreads) k_cbc_dec_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
+                                                            uint8_t* out, uint64_t nblocks, const bc_u32* chain,
+                                                            uint64_t ntiles) {
+    constexpr int BW = C::kBlock / 4;
+    bc_u32* tile = Stage<C>::tile();
+    const unsigned lane = threadIdx.x % kLanes;
+    for (uint64_t t = warp0(); t < ntiles; t += warp_step()) {
+        const uint64_t base = t * Stage<C>::kG;
+        Stage<C>::copy(tile, in + C::kBlock * base, true);
+        Stage<C>::wait();
+        const TileIn view{tile, base, true};
+        const uint64_t i = t * kLanes + lane, first = i * C::kBatch;
+        bc_u32 v[BW];
+        if (lane == 0) {
+#pragma unroll
+            for (int q = 0; q < BW; ++q) v[q] = chain[BW * i + q];
+        } else {
+            ModesTile<C>::bm_load(view, first - 1, v, 1);
+        }
+        ModesTile<C>().cbc_dec_item(ks, v, view, out, nblocks, first, 1);
+        __syncwarp();
+    }
+}
+
+// XTS over whole tiles of small units (stride-1 items, units of full_blocks blocks, a
+// multiple of the batch and at most G, back to back): item i is blocks j*batch .. of
+// unit i / items_per_unit, j = i % items_per_unit.
+template <class C, bool Enc>
+__global__ void __launch_bounds__(kThreads) k_xts_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
+                                                        uint8_t* out, uint64_t full_blocks, const uint64_t* tweaks,
+                                                        uint64_t items_per_unit, uint64_t ntiles) {
+    bc_u32* tile = Stage<C>::tile();
+    const unsigned lane = threadIdx.x % kLanes;
+    for (uint64_t t = warp0(); t < ntiles; t += warp_step()) {
+        const uint64_t base = t * Stage<C>::kG;
+        Stage<C>::copy(tile, in + C::kBlock * base, true);
+        const uint64_t i = t * kLanes + lane, u = i / items_per_unit, first = (i % items_per_unit) * C::kBatch;
+        uint64_t lo, hi;
+        item_tweak(tweaks, u, 1, 0, (unsigned)first, &lo, &hi);
+        Stage<C>::wait();
+        // block b of unit u is tile block u * full_blocks + b - base
+        const TileIn view{tile, base - u * full_blocks, true};
+        ModesTile<C>().xts_item(ks, lo, hi, view, out + C::kBlock * u * full_blocks, full_blocks, first, 1, Enc, 1);
+        __syncwarp();
     }
 }
 
@@ -205,6 +409,18 @@ int grid_for(uint64_t items, const LaunchShape& sh) {
 }
 
 bool aligned4(const void* p) { return ((uintptr_t)p & 3u) == 0; }
+bool aligned_to(const void* p, unsigned bytes) { return ((uintptr_t)p & (bytes - 1)) == 0; }
+
+// Launches a staging kernel (block_kernels' tiles): its dynamic shared memory is above
+// the default 48 KiB limit for 16-byte ciphers, so the limit is raised first.
+template <class C, class K, class... Args>
+cudaError_t launch_staged(K kernel, uint64_t ntiles, const LaunchShape& sh, cudaStream_t s, Args... args) {
+    const size_t smem = Stage<C>::kBytes;
+    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+    if (e != cudaSuccess) return e;
+    kernel<<<grid_for(ntiles * kLanes, sh), kThreads, smem, s>>>(args..., ntiles);
+    return cudaGetLastError();
+}
 
 Block16 load_words(const uint8_t* p, unsigned bytes, bool big_endian) {
     Block16 b{};
@@ -252,6 +468,18 @@ struct Launch {
             carry = (carry >> 8) + (v >> 8);
         }
         Block16 w = load_words(c, B, true);
+        // Whole tiles first (staged), then the rest through the per-item kernel.
+        const uint64_t ntiles = shift == 0 ? len / B / kGroup : 0;
+        if (ntiles > 0 && aligned_to(in, B) && aligned_to(out, B)) {
+            cudaError_t e = inc32 ? launch_staged<C>(k_ctr_tiles<C, true>, ntiles, sh, s, ks, w, in, out)
+                                  : launch_staged<C>(k_ctr_tiles<C, false>, ntiles, sh, s, ks, w, in, out);
+            std::memset(c, 0, sizeof c);
+            std::memset(&w, 0, sizeof w);
+            if (e != cudaSuccess) return e;
+            const uint64_t done = ntiles * kGroup;
+            if (done * B == len) return cudaSuccess;
+            return ctr(ks, ctr0, first + done, 0, inc32, in + done * B, out + done * B, len - done * B, sh, s);
+        }
         const uint64_t nks = (len + shift + B - 1) / B;
         const uint64_t n = group_items(nks);
         const int grid = grid_for(n, sh);
@@ -282,9 +510,19 @@ struct Launch {
         std::memset(&v, 0, sizeof v);
         cudaError_t e = cudaGetLastError();
         if (e != cudaSuccess) return e;
-        const int grid = grid_for(n, sh);
-        if (aligned4(in) && aligned4(out)) k_cbc_dec<C, true><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, chain, n);
-        else k_cbc_dec<C, false><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, chain, n);
+        // Whole tiles staged (aligned data), the rest item by item.
+        uint64_t i0 = 0;
+        if (aligned_to(in, C::kBlock) && aligned_to(out, C::kBlock) && nblocks >= kGroup) {
+            const uint64_t ntiles = nblocks / kGroup;
+            e = launch_staged<C>(k_cbc_dec_tiles<C>, ntiles, sh, s, ks, in, out, nblocks, (const bc_u32*)chain);
+            if (e != cudaSuccess) return e;
+            i0 = ntiles * kLanes;
+            if (i0 == n) return cudaSuccess;
+        }
+        const int grid = grid_for(n - i0, sh);
+        if (aligned4(in) && aligned4(out))
+            k_cbc_dec<C, true><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, chain, i0, n);
+        else k_cbc_dec<C, false><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, chain, i0, n);
         return cudaGetLastError();
     }
 
@@ -325,10 +563,27 @@ struct Launch {
         const unsigned stride = wide ? kLanes : 1;
         const uint64_t per_unit = wide ? groups * kLanes : (full_blocks + C::kBatch - 1) / C::kBatch;
         const uint64_t n = nunits * per_unit;
-        const int grid = grid_for(n, sh);
+        // Small units back to back, filled by whole items: whole tiles staged, the rest
+        // (and a short last unit) item by item.
+        uint64_t i0 = 0;
+        if (!wide && aligned_to(in, 16) && aligned_to(out, 16) && unit_bytes == 16 * full_blocks &&
+            full_blocks % C::kBatch == 0 && full_blocks <= kGroup) {
+            const uint64_t units = last_blocks == full_blocks ? nunits : nunits - 1;
+            const uint64_t ntiles = units * per_unit / kLanes;
+            if (ntiles > 0) {
+                e = enc ? launch_staged<C>(k_xts_tiles<C, true>, ntiles, sh, s, ks1, in, out, full_blocks,
+                                           (const uint64_t*)tw, per_unit)
+                        : launch_staged<C>(k_xts_tiles<C, false>, ntiles, sh, s, ks1, in, out, full_blocks,
+                                           (const uint64_t*)tw, per_unit);
+                if (e != cudaSuccess) return e;
+                i0 = ntiles * kLanes;
+                if (i0 == n) return cudaSuccess;
+            }
+        }
+        const int grid = grid_for(n - i0, sh);
 #define BC_XTS_LAUNCH(E, A)                                                                                        \
     k_xts<C, E, A><<<grid, kThreads, 0, s>>>(ks1, in, out, unit_bytes, nunits, full_blocks, last_blocks, tw, groups, \
-                                             stride, per_unit, n)
+                                             stride, per_unit, i0, n)
         if (enc) {
             if (al) BC_XTS_LAUNCH(true, true);
             else BC_XTS_LAUNCH(true, false);
@@ -359,6 +614,9 @@ struct Launch {
         else if (is("cbc-dec")) f = un ? (const void*)k_cbc_dec<C, false> : (const void*)k_cbc_dec<C, true>;
         else if (is("xts")) f = XtsOf<C>::kernel(true, !un);
         else if (is("xts-dec")) f = XtsOf<C>::kernel(false, !un);
+        else if (is("ctr-tiles")) f = (const void*)k_ctr_tiles<C, false>;
+        else if (is("cbc-dec-tiles")) f = (const void*)k_cbc_dec_tiles<C>;
+        else if (is("xts-tiles")) f = XtsOf<C>::tiles_kernel();
         if (!f) return cudaErrorInvalidValue;
         cudaFuncAttributes a;
         const cudaError_t e = cudaFuncGetAttributes(&a, f);
@@ -373,6 +631,7 @@ struct Launch {
 template <class C, bool Wide>
 struct XtsOf {
     static const void* kernel(bool enc, bool al) { return Launch<C>::xts_kernel(enc, al); }
+    static const void* tiles_kernel() { return (const void*)k_xts_tiles<C, true>; }
     static constexpr size_t (*scratch)(uint64_t, uint64_t) = &Launch<C>::xts_scratch_bytes;
     static constexpr cudaError_t (*launch)(bool, const uint32_t*, const uint32_t*, const uint8_t*, const uint8_t*,
                                            uint8_t*, uint64_t, uint64_t, uint64_t, uint64_t, void*,
@@ -381,6 +640,7 @@ struct XtsOf {
 template <class C>
 struct XtsOf<C, false> {
     static const void* kernel(bool, bool) { return nullptr; }
+    static const void* tiles_kernel() { return nullptr; }
     static constexpr size_t (*scratch)(uint64_t, uint64_t) = nullptr;
     static constexpr cudaError_t (*launch)(bool, const uint32_t*, const uint32_t*, const uint8_t*, const uint8_t*,
                                            uint8_t*, uint64_t, uint64_t, uint64_t, uint64_t, void*,

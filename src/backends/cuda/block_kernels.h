@@ -59,8 +59,10 @@ struct BlockKernels {
 
     // Registers per thread and local-memory bytes (spills) of the kernel for `what`:
     // "ecb", "ecb-dec", "ctr", "ctr32", "cbc-dec", "xts", "xts-dec" (word-aligned
-    // data), or any of them with "-u" appended (unaligned data). cudaErrorInvalidValue
-    // for an unknown name (or XTS of an 8-byte cipher).
+    // data), or any of them with "-u" appended (unaligned data); "ctr-tiles",
+    // "cbc-dec-tiles", "xts-tiles" (the kernels that stage whole tiles of aligned data in
+    // shared memory). cudaErrorInvalidValue for an unknown name (or XTS of an 8-byte
+    // cipher).
     cudaError_t (*resources)(const char* what, int* regs, int* local_bytes);
 };
 

@@ -19,6 +19,9 @@
  *   BC_BM_ENCRYPT(ks, w)  the core: encrypts the BC_BM_BATCH blocks of w in place
  *   BC_BM_DECRYPT(ks, w)  the core's inverse
  *   BC_BM_IN / BC_BM_OUT  the data pointers' types (default const BC_GLOBAL bc_u8 * / BC_GLOBAL bc_u8 *)
+ *   BC_BM_CUSTOM_LOAD     optional: the instantiation defines BC_BM_NAME(bm_load) itself
+ *                         (same signature, `in` of type BC_BM_IN), e.g. to read blocks a
+ *                         GPU kernel staged in shared memory
  * A batch w holds block k in words w[BW*k .. BW*k + BW), BW = BC_BM_BLOCK / 4, each
  * word four bytes of the block read little-endian.
  *
@@ -51,6 +54,7 @@
 #define BC_BM_BW (BC_BM_BLOCK / 4)
 #define BC_BM_WORDS (BC_BM_BATCH * BC_BM_BW)
 
+#ifndef BC_BM_CUSTOM_LOAD
 /* One block's words from memory (block index b of the piece). */
 BC_FN void BC_BM_NAME(bm_load)(BC_BM_IN in, bc_u64 b, bc_u32 *w, int aligned) {
     BC_BM_UNROLL
@@ -61,6 +65,7 @@ BC_FN void BC_BM_NAME(bm_load)(BC_BM_IN in, bc_u64 b, bc_u32 *w, int aligned) {
             w[i] = bc_load_le32_g(in + BC_BM_BLOCK * b + 4 * i);
     }
 }
+#endif
 
 BC_FN void BC_BM_NAME(bm_store)(BC_BM_OUT out, bc_u64 b, const bc_u32 *w, int aligned) {
     BC_BM_UNROLL
@@ -96,14 +101,13 @@ BC_FN void BC_BM_NAME(ecb_item)(BC_BM_KS ks, BC_BM_IN in, BC_BM_OUT out, bc_u64 
     BC_BM_WIPE(w, sizeof w);
 }
 
-/* CTR. ctr: the counter block of keystream block 0 as BW big-endian words (word 0 the
- * most significant: bytes 0..3). Keystream block i is E(ctr + i), the counter a
- * BC_BM_BLOCK*8-bit big-endian number (the caller refuses a wrap), or with inc32 only
- * its last 32 bits counting modulo 2^32 (GCM). Keystream block i covers data bytes
- * [BLOCK*i - shift, BLOCK*i - shift + BLOCK) of the piece, clipped to [0, len). */
-BC_FN void BC_BM_NAME(ctr_item)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, unsigned shift, BC_BM_IN in,
-                                BC_BM_OUT out, bc_u64 len, bc_u64 first, bc_u64 stride, int aligned) {
-    bc_u32 w[BC_BM_WORDS];
+/* CTR keystream. ctr: the counter block of keystream block 0 as BW big-endian words
+ * (word 0 the most significant: bytes 0..3). Keystream block i is E(ctr + i), the
+ * counter a BC_BM_BLOCK*8-bit big-endian number (the caller refuses a wrap), or with
+ * inc32 only its last 32 bits counting modulo 2^32 (GCM). Writes keystream blocks
+ * first + stride*k, k < BC_BM_BATCH, to w (block k in w[BW*k ..]). */
+BC_FN void BC_BM_NAME(ctr_keystream)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, bc_u64 first, bc_u64 stride,
+                                     bc_u32 *w) {
     BC_BM_UNROLL
     for (int k = 0; k < BC_BM_BATCH; ++k) {
         const bc_u64 i = first + stride * (bc_u64)k;
@@ -128,6 +132,15 @@ BC_FN void BC_BM_NAME(ctr_item)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, unsig
         for (int q = 0; q < BC_BM_BW; ++q) w[BC_BM_BW * k + q] = bc_bswap32(c[q]);
     }
     BC_BM_ENCRYPT(ks, w);
+}
+
+#ifndef BC_BM_CUSTOM_LOAD /* the edge blocks read in byte by byte */
+/* CTR over a piece: keystream blocks as ctr_keystream; keystream block i covers data
+ * bytes [BLOCK*i - shift, BLOCK*i - shift + BLOCK) of the piece, clipped to [0, len). */
+BC_FN void BC_BM_NAME(ctr_item)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, unsigned shift, BC_BM_IN in,
+                                BC_BM_OUT out, bc_u64 len, bc_u64 first, bc_u64 stride, int aligned) {
+    bc_u32 w[BC_BM_WORDS];
+    BC_BM_NAME(ctr_keystream)(ks, ctr, inc32, first, stride, w);
     const bc_u64 last = first + stride * (bc_u64)(BC_BM_BATCH - 1);
     if (shift == 0 && (bc_u64)BC_BM_BLOCK * (last + 1) <= len) {
         /* Every block of the item whole and inside the piece, the case of all but the
@@ -169,6 +182,8 @@ BC_FN void BC_BM_NAME(ctr_item)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, unsig
     }
     BC_BM_WIPE(w, sizeof w);
 }
+
+#endif
 
 /* CBC decryption of the item's blocks (stride 1): block b's plaintext is
  * D(C_b) ^ C_(b-1), with C_(first-1) given in chain (BW little-endian words: the IV for

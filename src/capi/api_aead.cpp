@@ -31,7 +31,7 @@ Status aead_begin(const bc_key* key, const uint8_t* nonce, size_t nonce_len, Aea
     const Algorithm* a = key->material.alg;
     if (a->mode == Mode::GCM) {
         GcmMessageSetup g;
-        if (!gcm_setup(GcmCipher(key->host_aes), nonce, nonce_len, &g, &key->gcm_h))
+        if (!gcm_setup(key->gcm_cipher(), nonce, nonce_len, &g, &key->gcm_h))
             return Status(BC_ERR_INTERNAL, std::string(a->name) + ": GCM set-up refused the key or nonce");
         std::memcpy(m->tag_mask, g.ek_j0, 16);
         std::memcpy(m->ctr, g.ctr, 16);

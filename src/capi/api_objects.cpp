@@ -241,11 +241,10 @@ Status key_create(bc_context* ctx, const Algorithm* alg, const uint8_t* key, siz
     k->material.alg = alg;
     k->material.raw = SecureBytes(key, key_len);
     if (alg->mode == Mode::GCM) {
-        aes_expand_key(key, key_len, &k->host_aes);
-        uint8_t zero[16] = {0};
-        aes_encrypt_blocks(k->host_aes, zero, zero, 1);
-        k->gcm_h = bc_gf128_load(zero);
-        secure_wipe(zero, sizeof zero);
+        const bool expanded = alg->cipher == Cipher::AES ? aes_expand_key(key, key_len, &k->host_aes)
+                                                         : alg->block && k->host_block.expand(alg->block, key, key_len);
+        if (!expanded) return Status(BC_ERR_KEY_SIZE, std::string(alg->name) + ": key length not accepted by the cipher");
+        k->gcm_h = gcm_hash_subkey(k->gcm_cipher());
     }
     BC_TRY(ctx->backend->prepare_key(k->material, &k->backend_key));
     *out = k.release();

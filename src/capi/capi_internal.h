@@ -9,6 +9,8 @@
 #include "backends/backend.h"
 #include "bulkcrypt/bulkcrypt.h"
 #include "cores/aes/aes.h"
+#include "modes/aead/aead.h"
+#include "modes/block/host_modes.h"
 #include "modes/gcm/ghash.h"
 
 struct bc_context {
@@ -22,9 +24,15 @@ struct bc_key {
     bc::KeyMaterial material;
     std::unique_ptr<bc::BackendKey> backend_key;
     // GCM needs H and E_K(J0) on the host for every message, whatever the
-    // backend: kept here, expanded once, wiped on destroy.
+    // backend: kept here, expanded once, wiped on destroy. AES keeps its own
+    // schedule; every other cipher its descriptor's (host_block).
     bc::AesKeySchedule host_aes{};
+    bc::HostBlockSchedule host_block;
     bc_gf128 gcm_h{0, 0};
+    // The cipher under GCM's set-up for this key.
+    bc::GcmCipher gcm_cipher() const {
+        return host_block.empty() ? bc::GcmCipher(host_aes) : bc::GcmCipher(*host_block.key().cipher, host_block.key().ks);
+    }
     ~bc_key();
 };
 

@@ -184,7 +184,7 @@ Status cpu_aes_cipher(const EvpCiphers& evp, const KeyMaterial& key, const CpuAe
 Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k,
                      AeadChunkOp& op, bool portable, ThreadPool& pool, size_t chunk) {
     // H = 0 would make H^-1 undefined (probability 2^-128); the portable path needs none.
-    const bool use_portable = portable || (k.h.hi == 0 && k.h.lo == 0);
+    if (portable || (k.h.hi == 0 && k.h.lo == 0)) return cpu_gcm_portable_chunk(k.k1.key(), k.h, op, pool, chunk);
     const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
     const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
     std::vector<bc_gf128> partials(n);
@@ -196,12 +196,6 @@ Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAes
         gcm_inc32(ctr, off / 16);
         const uint8_t* in = op.in + off;
         uint8_t* out = op.out + off;
-        if (use_portable) {
-            if (!enc) partials[i] = ghash_partial(k.h, in, len);  // before an in-place write
-            block_ctr(k.k1.key(), ctr, 0, true, in, out, len);
-            if (enc) partials[i] = ghash_partial(k.h, out, len);
-            return Status::ok();
-        }
         if (enc) return evp_gcm_ctr(evp, key, k, ctr, in, out, len, true, &partials[i]);
         BC_TRY(evp_ghash_partial(evp, key, k, in, len, &partials[i]));
         return evp_gcm_ctr(evp, key, k, ctr, in, out, len, false, nullptr);
@@ -219,16 +213,12 @@ Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAes
 
 Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKey& k, MacOp& op,
                    bool portable, ThreadPool& pool, size_t chunk) {
-    const bool use_portable = portable || (k.h.hi == 0 && k.h.lo == 0);
+    if (portable || (k.h.hi == 0 && k.h.lo == 0)) return cpu_gcm_portable_mac(k.h, op, pool, chunk);
     const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
     const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
     std::vector<bc_gf128> partials(n);
     Status s = run_tasks(pool, n, [&](size_t i) -> Status {
         size_t off = i * piece, len = std::min(piece, op.len - off);
-        if (use_portable) {
-            partials[i] = ghash_partial(k.h, op.data + off, len);
-            return Status::ok();
-        }
         return evp_ghash_partial(evp, key, k, op.data + off, len, &partials[i]);
     });
     if (!s) return s;

@@ -55,8 +55,8 @@ public:
 
     bool supports(const Algorithm& alg) const override {
         if (alg.cipher == Cipher::Noop) return true;  // transfers only: a copy when out != in
-        // Every block cipher of the catalogue through its descriptor; GCM is AES's.
-        if (alg.block) return alg.mode != Mode::GCM || alg.cipher == Cipher::AES;
+        // Every block cipher of the catalogue through its descriptor; GCM over 16-byte blocks.
+        if (alg.block) return alg.mode != Mode::GCM || alg.block->block_bytes == 16;
         return BC_CPU_HAS_STREAM != 0;
     }
 
@@ -90,6 +90,10 @@ public:
         if (key.alg->mode == Mode::GCM && key.alg->cipher == Cipher::AES)
             return cpu_gcm_chunk(evp_, key, static_cast<const CpuAesKey&>(bkey), op,
                                  opt_.cpu_portable, pool_, opt_.chunk);
+        if (key.alg->mode == Mode::GCM && key.alg->block) {
+            const auto& k = static_cast<const CpuBlockKey&>(bkey);
+            return cpu_gcm_portable_chunk(k.k1.key(), k.h, op, pool_, opt_.chunk);
+        }
 #if BC_CPU_HAS_STREAM
         if (key.alg->mode == Mode::ChaChaPoly) return cpu_chachapoly_chunk(key, op, opt_.cpu_portable, pool_);
 #endif
@@ -101,6 +105,8 @@ public:
         if (key.alg->mode == Mode::GCM && key.alg->cipher == Cipher::AES)
             return cpu_gcm_mac(evp_, key, static_cast<const CpuAesKey&>(bkey), op, opt_.cpu_portable,
                                pool_, opt_.chunk);
+        if (key.alg->mode == Mode::GCM && key.alg->block)
+            return cpu_gcm_portable_mac(static_cast<const CpuBlockKey&>(bkey).h, op, pool_, opt_.chunk);
 #if BC_CPU_HAS_STREAM
         if (key.alg->mode == Mode::ChaChaPoly) return cpu_poly1305_mac(op);
 #endif
@@ -117,9 +123,11 @@ public:
         const bool small = len <= kOneShotMax || pool_.share() == 1;
         if (opt_.cpu_portable || memory != BC_MEMORY_HOST || !small) return Status(BC_ERR_NOT_SUPPORTED);
         const EVP_CIPHER* cipher = nullptr;
-        if (key.alg->mode == Mode::GCM && nonce_len <= kEvpMaxGcmIv) {
+        if (key.alg->mode == Mode::GCM && key.alg->cipher == Cipher::AES && nonce_len <= kEvpMaxGcmIv) {
             const size_t k = key.raw.size();
             cipher = evp_.gcm[k == 16 ? 0 : k == 24 ? 1 : 2];
+        } else if (key.alg->mode == Mode::GCM && key.alg->block && nonce_len <= kEvpMaxGcmIv) {
+            cipher = evp_block_.find(key.alg);  // libcrypto's, where it has the cipher's GCM
         } else if (key.alg->mode == Mode::ChaChaPoly && nonce_len == 12) {
             cipher = evp_.chacha20_poly1305;
         }

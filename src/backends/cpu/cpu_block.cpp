@@ -7,6 +7,9 @@
 #include <string>
 
 #include "backends/cpu/cpu_evp.h"
+#include "modes/aead/aead.h"
+#include "modes/gcm/gcm.h"
+#include "util/secure.h"
 
 namespace bc {
 
@@ -17,13 +20,15 @@ EvpBlockCiphers::~EvpBlockCiphers() {
 void EvpBlockCiphers::load() {
     for (size_t i = 0; const Algorithm* a = algorithm_at(i); ++i) {
         if (a->cipher != Cipher::Block || !a->openssl_name || !a->block) continue;
-        // XTS: libcrypto has AES's only; CTR: its counter is 128 bits wide.
-        if (a->mode != Mode::ECB && a->mode != Mode::CBC && a->mode != Mode::CTR) continue;
+        // XTS: libcrypto has AES's only; CTR: its counter is 128 bits wide; GCM: whole
+        // messages (aead_oneshot), the pieces of a split message take the generic path.
+        if (a->mode != Mode::ECB && a->mode != Mode::CBC && a->mode != Mode::CTR && a->mode != Mode::GCM) continue;
         if (a->mode == Mode::CTR && a->block->block_bytes != 16) continue;
         EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, a->openssl_name, nullptr);
         if (!c) continue;  // not in the default provider: the generic modes serve the row
         if (static_cast<size_t>(EVP_CIPHER_get_key_length(c)) != a->key_size ||
-            (a->mode != Mode::CTR && static_cast<unsigned>(EVP_CIPHER_get_block_size(c)) != a->block->block_bytes)) {
+            (a->mode != Mode::CTR && a->mode != Mode::GCM &&
+             static_cast<unsigned>(EVP_CIPHER_get_block_size(c)) != a->block->block_bytes)) {
             EVP_CIPHER_free(c);
             continue;
         }
@@ -50,7 +55,56 @@ Status cpu_block_prepare(const EvpBlockCiphers& evp, const KeyMaterial& key, std
         return Status(BC_ERR_KEY_SIZE, std::string(alg->name) + ": the cipher refuses a " + std::to_string(half) +
                                            "-byte key");
     k->evp = evp.find(alg);
+    if (alg->mode == Mode::GCM) {
+        if (alg->block->block_bytes != 16) return Status(BC_ERR_NOT_SUPPORTED, "GCM needs a 16-byte block cipher");
+        k->h = gcm_hash_subkey(GcmCipher(*alg->block, k->k1.key().ks));
+    }
     *out = std::move(k);
+    return Status::ok();
+}
+
+CpuBlockKey::~CpuBlockKey() { secure_wipe_object(h); }
+
+Status cpu_gcm_portable_chunk(const HostBlockKey& k, bc_gf128 h, AeadChunkOp& op, ThreadPool& pool, size_t chunk) {
+    const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
+    const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
+    std::vector<bc_gf128> partials(n);
+    const bool enc = op.dir == Dir::Encrypt;
+    BC_TRY(run_tasks(pool, n, [&](size_t i) -> Status {
+        const size_t off = i * piece, len = std::min(piece, op.len - off);
+        uint8_t ctr[16];
+        std::memcpy(ctr, op.ctr, 16);
+        gcm_inc32(ctr, off / 16);
+        const uint8_t* in = op.in + off;
+        uint8_t* out = op.out + off;
+        if (!enc) partials[i] = ghash_partial(h, in, len);  // before an in-place write
+        block_ctr(k, ctr, 0, true, in, out, len);
+        if (enc) partials[i] = ghash_partial(h, out, len);
+        secure_wipe(ctr, sizeof ctr);
+        return Status::ok();
+    }));
+    bc_gf128 acc = {0, 0};
+    for (size_t i = 0; i < n; ++i) acc = ghash_fold(acc, partials[i], (std::min(piece, op.len - i * piece) + 15) / 16, h);
+    std::memset(op.partial, 0, sizeof op.partial);
+    bc_gf128_store(op.partial, acc);
+    secure_wipe_object(acc);
+    return Status::ok();
+}
+
+Status cpu_gcm_portable_mac(bc_gf128 h, MacOp& op, ThreadPool& pool, size_t chunk) {
+    const size_t piece = piece_size(op.len, pool.share(), chunk, 16);
+    const size_t n = op.len == 0 ? 0 : (op.len + piece - 1) / piece;
+    std::vector<bc_gf128> partials(n);
+    BC_TRY(run_tasks(pool, n, [&](size_t i) -> Status {
+        const size_t off = i * piece;
+        partials[i] = ghash_partial(h, op.data + off, std::min(piece, op.len - off));
+        return Status::ok();
+    }));
+    bc_gf128 acc = {0, 0};
+    for (size_t i = 0; i < n; ++i) acc = ghash_fold(acc, partials[i], (std::min(piece, op.len - i * piece) + 15) / 16, h);
+    std::memset(op.partial, 0, sizeof op.partial);
+    bc_gf128_store(op.partial, acc);
+    secure_wipe_object(acc);
     return Status::ok();
 }
 

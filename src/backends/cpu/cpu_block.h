@@ -16,6 +16,7 @@
 #include "backends/backend.h"
 #include "backends/cpu/cpu_aes_evp.h"
 #include "modes/block/host_modes.h"
+#include "modes/gcm/ghash.h"
 #include "util/thread_pool.h"
 
 namespace bc {
@@ -40,6 +41,8 @@ struct CpuBlockKey : CpuKeyBase {
     const Algorithm* alg = nullptr;
     HostBlockSchedule k1, k2;         // k2: XTS's tweak key
     const EVP_CIPHER* evp = nullptr;  // libcrypto's cipher for this row, nullptr when none
+    bc_gf128 h{0, 0};                 // GCM: H = E_K(0)
+    ~CpuBlockKey() override;
 };
 
 Status cpu_block_prepare(const EvpBlockCiphers& evp, const KeyMaterial& key, std::unique_ptr<BackendKey>* out);
@@ -47,6 +50,11 @@ Status cpu_block_prepare(const EvpBlockCiphers& evp, const KeyMaterial& key, std
 // ECB, CBC, CTR, XTS of a generic block cipher. portable: the generic modes only.
 Status cpu_block_cipher(const KeyMaterial& key, const CpuBlockKey& k, const CipherOp& op, bool portable,
                         ThreadPool& pool, size_t chunk);
+
+// GCM body pieces and AAD of any 16-byte block cipher through the generic CTR (GCM's
+// 32-bit counter) and the host GHASH, over the pool; h = E_K(0). Also AES's portable path.
+Status cpu_gcm_portable_chunk(const HostBlockKey& k, bc_gf128 h, AeadChunkOp& op, ThreadPool& pool, size_t chunk);
+Status cpu_gcm_portable_mac(bc_gf128 h, MacOp& op, ThreadPool& pool, size_t chunk);
 
 // The raw modes through the generic host modes, over the pool (k2: XTS only).
 Status cpu_generic_raw(Mode mode, const HostBlockKey& k1, const HostBlockKey* k2, const CipherOp& op,

@@ -351,7 +351,34 @@ Status CudaBackend::aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const
     }
 }
 
-Status CudaBackend::ghash_on_device(const CudaAesKey& k, const uint8_t* data, size_t len, cudaStream_t s,
+GcmKeyView CudaBackend::gcm_view(const KeyMaterial& key, const BackendKey& bkey) const {
+    GcmKeyView g;
+    if (key.alg && generic_block(*key.alg)) {
+        const auto& k = static_cast<const CudaBlockKey&>(bkey);
+        g.h = k.h;
+        g.ghash_tables = k.ghash_tables;
+        const BlockKernels* kn = k.kernels;
+        const uint32_t* d1 = k.d1;
+        const LaunchShape sh = shape_;
+        g.ctr32 = [kn, d1, sh](const uint8_t ctr[16], const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s) {
+            return kn->ctr(d1, ctr, 0, 0, true, in, out, len, sh, s);
+        };
+        return g;
+    }
+    const auto& k = static_cast<const CudaAesKey&>(bkey);
+    g.h = k.h;
+    g.ghash_tables = k.ghash_tables;
+    const DevAesKey d1 = k.d1;
+    const DevAesTables t = tables_;
+    const LaunchShape sh = shape_;
+    const AesImpl im = impl();
+    g.ctr32 = [d1, t, sh, im](const uint8_t ctr[16], const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s) {
+        return launch_ctr(im, d1, t, ctr, 0, 0, true, in, out, len, sh, s);
+    };
+    return g;
+}
+
+Status CudaBackend::ghash_on_device(const GcmKeyView& k, const uint8_t* data, size_t len, cudaStream_t s,
                                     uint8_t partial[16]) {
     Scratch sc;
     BC_TRY(sc.alloc(ghash_scratch_bytes(len) + 16, s, pool_));
@@ -368,12 +395,12 @@ Status CudaBackend::ghash_on_device(const CudaAesKey& k, const uint8_t* data, si
     return Status::ok();
 }
 
-Status CudaBackend::gcm_on_device(const CudaAesKey& k, Dir dir, const uint8_t ctr[16], const uint8_t* in,
+Status CudaBackend::gcm_on_device(const GcmKeyView& k, Dir dir, const uint8_t ctr[16], const uint8_t* in,
                                   uint8_t* out, size_t len, cudaStream_t s, uint8_t partial[16]) {
     // The MAC covers the ciphertext: the input when decrypting (hashed before an
     // in-place decryption overwrites it), the output when encrypting.
     if (dir == Dir::Decrypt) BC_TRY(ghash_on_device(k, in, len, s, partial));
-    BC_CUDA_TRY(launch_ctr(impl(), k.d1, tables_, ctr, 0, 0, true, in, out, len, shape_, s), "GCM CTR kernel launch");
+    BC_CUDA_TRY(k.ctr32(ctr, in, out, len, s), "GCM CTR kernel launch");
     if (dir == Dir::Encrypt) BC_TRY(ghash_on_device(k, out, len, s, partial));
     return Status::ok();
 }
@@ -453,7 +480,7 @@ Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, A
     }
     if (!key.alg || key.alg->mode != Mode::GCM)
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this AEAD yet");
-    const auto& k = static_cast<const CudaAesKey&>(bkey);
+    const GcmKeyView k = gcm_view(key, bkey);
     std::memset(op.partial, 0, sizeof op.partial);
     if (op.len == 0) return Status::ok();
     BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
@@ -481,7 +508,7 @@ Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& o
     }
     if (!key.alg || key.alg->mode != Mode::GCM)
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this MAC yet");
-    const auto& k = static_cast<const CudaAesKey&>(bkey);
+    const GcmKeyView k = gcm_view(key, bkey);
     std::memset(op.partial, 0, sizeof op.partial);
     if (op.len == 0) return Status::ok();
     BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");

@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -54,6 +55,15 @@ struct Scratch {
     }
 };
 
+// GCM under one key, whichever kernels serve its cipher: H, GHASH's tables in device
+// memory, and the key's CTR with GCM's 32-bit counter, enqueued on s.
+struct GcmKeyView {
+    bc_gf128 h{0, 0};
+    const void* ghash_tables = nullptr;
+    std::function<cudaError_t(const uint8_t ctr[16], const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s)>
+        ctr32;
+};
+
 struct CudaAesKey : BackendKey {
     int device = 0;
     const Algorithm* alg = nullptr;
@@ -79,6 +89,8 @@ struct CudaBlockKey : BackendKey {
     size_t dev_bytes = 0;
     const uint32_t* d1 = nullptr;     // views into dev_mem
     const uint32_t* d2 = nullptr;
+    bc_gf128 h{0, 0};                 // GCM: H = E_K(0)
+    const void* ghash_tables = nullptr;  // GCM: in dev_mem after the schedule
     ~CudaBlockKey() override;
 };
 
@@ -110,14 +122,16 @@ public:
     // Used for device memory directly and for each staged chunk of host memory.
     Status aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const uint8_t* iv, uint64_t offset,
                          uint64_t data_unit, const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s);
+    // GCM under a prepared key of this backend (AES's kernels or the generic ones).
+    GcmKeyView gcm_view(const KeyMaterial& key, const BackendKey& bkey) const;
     // GCM body piece on device buffers; partial (16 bytes, host) per backend.h.
-    Status gcm_on_device(const CudaAesKey& k, Dir dir, const uint8_t ctr[16], const uint8_t* in, uint8_t* out,
+    Status gcm_on_device(const GcmKeyView& g, Dir dir, const uint8_t ctr[16], const uint8_t* in, uint8_t* out,
                          size_t len, cudaStream_t s, uint8_t partial[16]);
-    Status ghash_on_device(const CudaAesKey& k, const uint8_t* data, size_t len, cudaStream_t s,
+    Status ghash_on_device(const GcmKeyView& g, const uint8_t* data, size_t len, cudaStream_t s,
                            uint8_t partial[16]);
 
     // The generic block-cipher path (cuda_block.cpp). generic_block: alg runs there
-    // (Cipher::Block, or AES under aes=generic; GCM stays on AES's kernels).
+    // (Cipher::Block, or AES under aes=generic; GCM too, with GHASH's kernels).
     bool generic_block(const Algorithm& alg) const;
     Status block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, const uint8_t* iv, uint64_t offset,
                            uint64_t data_unit, const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s);

@@ -7,8 +7,11 @@
 // device's shared pipeline (cuda_pipeline.h). CBC encryption is serial: on the
 // host, through libcrypto where it has the algorithm (openssl_name), else the
 // generic host modes. XTS ciphertext stealing (a partial last block) runs on the
-// host too, after the kernels have done the unit's whole blocks.
+// host too, after the kernels have done the unit's whole blocks. GCM: the CTR kernel
+// with GCM's 32-bit counter and AES's GHASH kernels (ghash_kernels.cu), through
+// CudaBackend::gcm_view.
 #include <cuda_runtime_api.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -18,7 +21,9 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_pipeline.h"
 #include "dialect/bc_dialect.h"
+#include "modes/aead/aead.h"
 #include "modes/block/host_modes.h"
+#include "modes/gcm/ghash.h"
 #include "modes/block/xts_tweak.h"
 #include "util/secure.h"
 
@@ -38,16 +43,25 @@ const BlockKernels* kernels_for(const Algorithm& alg) {
     switch (alg.mode) {
     case Mode::ECB: case Mode::CBC: case Mode::CTR: return k;
     case Mode::XTS: return k->xts ? k : nullptr;
+    case Mode::GCM: return k->block_bytes == 16 ? k : nullptr;
     default: return nullptr;
     }
 }
 
-// CBC encryption of host buffers: libcrypto when it has the algorithm under its
-// catalogue name with this key length, else the generic host modes (serial).
+// CBC encryption of host buffers: libcrypto when its default provider has the
+// algorithm under its catalogue name with this key length, else the generic host
+// modes (serial).
 Status cbc_encrypt_host(const KeyMaterial& key, const CudaBlockKey& k, const uint8_t* iv, const uint8_t* in,
                         uint8_t* out, size_t len) {
     const size_t bb = k.kernels->block_bytes;
-    const EVP_CIPHER* evp = key.alg->openssl_name ? EVP_get_cipherbyname(key.alg->openssl_name) : nullptr;
+    // Fetched from the default library context: a cipher only the legacy provider has
+    // (SEED) is not there, and takes the generic host modes.
+    EVP_CIPHER* evp = key.alg->openssl_name ? EVP_CIPHER_fetch(nullptr, key.alg->openssl_name, nullptr) : nullptr;
+    ERR_clear_error();
+    struct Free {
+        EVP_CIPHER* c;
+        ~Free() { EVP_CIPHER_free(c); }
+    } free_evp{evp};
     if (evp && size_t(EVP_CIPHER_key_length(evp)) == key.raw.size() && size_t(EVP_CIPHER_block_size(evp)) == bb &&
         size_t(EVP_CIPHER_iv_length(evp)) == bb) {
         EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
@@ -94,10 +108,26 @@ Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<Ba
         (xts && !k->h2.expand(alg.block, key.raw.data() + half, half)))
         return Status(BC_ERR_KEY_SIZE, std::string(alg.name) + ": key length not accepted by the cipher");
     const size_t words = alg.block->ks_words;
-    k->dev_bytes = sizeof(uint32_t) * words * (xts ? 2 : 1);
+    const size_t ks_bytes = sizeof(uint32_t) * words * (xts ? 2 : 1);
+    const bool gcm = alg.mode == Mode::GCM;
+    k->dev_bytes = ks_bytes + (gcm ? ghash_table_bytes() : 0);
     BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
     BC_CUDA_TRY(cudaMalloc(&k->dev_mem, k->dev_bytes), "cudaMalloc (block key)");
     uint32_t* d = static_cast<uint32_t*>(k->dev_mem);
+    if (gcm) {
+        // H = E_K(0) and GHASH's tables of its multiples, after the schedule.
+        std::vector<uint8_t> tables(ghash_table_bytes());
+        uint8_t h[16];
+        k->h = gcm_hash_subkey(GcmCipher(*alg.block, k->h1.key().ks));
+        bc_gf128_store(h, k->h);
+        ghash_build_tables(h, tables.data());
+        uint8_t* at = static_cast<uint8_t*>(k->dev_mem) + ks_bytes;
+        const cudaError_t e = cudaMemcpy(at, tables.data(), tables.size(), cudaMemcpyHostToDevice);
+        secure_wipe(h, sizeof h);
+        secure_wipe(tables.data(), tables.size());
+        BC_CUDA_TRY(e, "cudaMemcpy (GHASH tables)");
+        k->ghash_tables = at;
+    }
     BC_CUDA_TRY(cudaMemcpy(d, k->h1.key().ks, sizeof(uint32_t) * words, cudaMemcpyHostToDevice),
                 "cudaMemcpy (block key)");
     k->d1 = d;

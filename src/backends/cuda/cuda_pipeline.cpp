@@ -357,7 +357,7 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
     return pipelined_block_cipher(b.device(), mode, 16, op, chunk, nb, work);
 }
 
-Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op, size_t chunk, int nb) {
+Status pipelined_gcm_chunk(CudaBackend& b, const GcmKeyView& g, AeadChunkOp& op, size_t chunk, int nb) {
     std::memset(op.partial, 0, sizeof op.partial);
     if (op.len == 0) return Status::ok();
     chunk = std::min(aligned_chunk(b.device(), chunk), op.len);
@@ -398,9 +398,9 @@ Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op,
         cudaError_t e = cudaSuccess;
         // The MAC covers the ciphertext: the input when decrypting (hashed before the
         // in-place decryption overwrites it), the output when encrypting.
-        if (!enc) e = launch_ghash(k.ghash_tables, din, n, scratch, r, b.shape(), s);
-        if (e == cudaSuccess) e = launch_ctr(b.impl(), k.d1, b.tables(), ctr, 0, 0, true, din, dout, n, b.shape(), s);
-        if (e == cudaSuccess && enc) e = launch_ghash(k.ghash_tables, dout, n, scratch, r, b.shape(), s);
+        if (!enc) e = launch_ghash(g.ghash_tables, din, n, scratch, r, b.shape(), s);
+        if (e == cudaSuccess) e = g.ctr32(ctr, din, dout, n, s);
+        if (e == cudaSuccess && enc) e = launch_ghash(g.ghash_tables, dout, n, scratch, r, b.shape(), s);
         secure_wipe(ctr, sizeof ctr);
         return cuda_status(e, "GCM kernel launch (pipeline)");
     };
@@ -409,8 +409,8 @@ Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op,
     for (size_t i = 0; i < nchunks; ++i) {
         const size_t n = std::min(chunk, op.len - i * chunk);
         // The partial of backend.h is H * GHASH_H(chunk) = R * H^2.
-        const bc_gf128 part = bc_gf128_mul(bc_gf128_mul(bc_gf128_load(&host[16 * i]), k.h), k.h);
-        acc = ghash_fold(acc, part, (n + 15) / 16, k.h);
+        const bc_gf128 part = bc_gf128_mul(bc_gf128_mul(bc_gf128_load(&host[16 * i]), g.h), g.h);
+        acc = ghash_fold(acc, part, (n + 15) / 16, g.h);
     }
     bc_gf128_store(op.partial, acc);
     secure_wipe_object(acc);

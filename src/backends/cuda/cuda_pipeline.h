@@ -181,6 +181,7 @@ std::unique_ptr<BackendKey> make_noop_key();
 // whole piece.
 class CudaBackend;
 struct CudaAesKey;
+struct GcmKeyView;
 // A block mode's work on device buffers for one chunk (the chunk's own start state):
 // iv is its chaining block (CBC), the op's counter block (CTR, with offset the chunk's
 // keystream byte offset) or the tweak of its first data unit (XTS).
@@ -195,7 +196,7 @@ Status pipelined_block_cipher(int device, Mode mode, size_t block_bytes, const C
 // AES's kernels through pipelined_block_cipher (CudaBackend::aes_on_device).
 Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, const CipherOp& op, size_t chunk,
                             int nb);
-Status pipelined_gcm_chunk(CudaBackend& b, const CudaAesKey& k, AeadChunkOp& op, size_t chunk, int nb);
+Status pipelined_gcm_chunk(CudaBackend& b, const GcmKeyView& g, AeadChunkOp& op, size_t chunk, int nb);
 // Mode::Stream (ChaCha20, Salsa20 families) and ChaCha20-Poly1305 pieces.
 Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherOp& op, size_t chunk, int nb);
 Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkOp& op, size_t chunk, int nb);

@@ -262,7 +262,8 @@ Status Backend::gcm_chunk(const OclKey& k, AeadChunkOp& op) {
         gcm_inc32(ctr, pc.pos / 16);
         // GHASH covers the ciphertext: after the keystream when sealing, before when opening.
         if (!enc) BC_TRY(ghash_enqueue(q, buf, pc.len, k.hpow.get(), slot, &groups[pc.index]));
-        BC_TRY(aes_ctr_enqueue(k, q, buf, ctr, true, (pc.len + 15) / 16));
+        if (k.cipher) BC_TRY(block_ctr_enqueue(k, q, buf, ctr, pc.len, true));  // the generic path's keys
+        else BC_TRY(aes_ctr_enqueue(k, q, buf, ctr, true, (pc.len + 15) / 16));
         if (enc) BC_TRY(ghash_enqueue(q, buf, pc.len, k.hpow.get(), slot, &groups[pc.index]));
         return Status::ok();
     }));

@@ -182,7 +182,9 @@ private:
     Status block_prepare_key(const KeyMaterial& key, OclKey* k);
     Status block_kernel(const OclKey& k, const char* name, cl_kernel* out);
     Status block_cipher(const OclKey& k, const CipherOp& op);
-    Status block_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t* ctr, size_t len);
+    // inc32: GCM's counter (its last 32 bits only), else the whole block big-endian.
+    Status block_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t* ctr, size_t len,
+                             bool inc32 = false);
     Status block_xts_piece(const OclKey& k, const CipherOp& op, cl_command_queue q, cl_mem buf, Piece& pc,
                            Slot& slot);
     Status xts_alpha_table(cl_mem* out);

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "cores/aes/aes.h"
+#include "modes/aead/aead.h"
 #include "modes/block/host_modes.h"
 #include "modes/block/xts_tweak.h"
 
@@ -107,6 +108,7 @@ bool Backend::generic_block(const Algorithm& alg) const {
         case Mode::CTR:
             return true;
         case Mode::XTS:
+        case Mode::GCM:  // GHASH's kernels are AES's (ocl_aes.cpp)
             return alg.block->block_bytes == 16;
         default:
             return false;
@@ -130,6 +132,10 @@ Status Backend::block_prepare_key(const KeyMaterial& key, OclKey* k) {
         if (!c.expand(key.raw.data() + half, half, k->host_ks_tweak.data()))
             return Status(BC_ERR_KEY_SIZE, "OpenCL backend: XTS tweak key");
         BC_TRY(upload(k->host_ks_tweak.data(), c.ks_words * sizeof(uint32_t), &k->ks_tweak));
+    }
+    if (key.alg->mode == Mode::GCM) {
+        k->h = gcm_hash_subkey(GcmCipher(c, k->host_ks.data()));
+        BC_TRY(upload_hpow(k->h, &k->hpow));
     }
     // The host keeps its copy only where the host core runs: CBC encryption, XTS stealing.
     if (key.alg->mode != Mode::CBC && !xts) {
@@ -157,11 +163,12 @@ size_t block_items(bool gpu, size_t batch, uint64_t nblocks) {
 }
 }  // namespace
 
-Status Backend::block_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t* ctr, size_t len) {
+Status Backend::block_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t* ctr, size_t len,
+                                  bool inc32) {
     const BlockCipher& c = *k.cipher;
     cl_kernel kern = nullptr;
     BC_TRY(block_kernel(k, "bc_block_ctr", &kern));
-    BC_TRY(set_args(kern, buf, cl_ulong(len), k.ks.get(), be_words(ctr, c.block_bytes), cl_int(0)));
+    BC_TRY(set_args(kern, buf, cl_ulong(len), k.ks.get(), be_words(ctr, c.block_bytes), cl_int(inc32 ? 1 : 0)));
     return launch(q, kern, block_items(dev_.is_gpu(), c.batch_blocks, (len + c.block_bytes - 1) / c.block_bytes),
                   local_, true);
 }

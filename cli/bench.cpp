@@ -264,7 +264,8 @@ int cmd_bench(const BenchOptions& opt) {
     if (!opt.file.empty()) {
         if (container_algorithm_id(opt.algorithm) == 0 || opt.decrypt)
             fail(kExitUsage, "--file needs encryption with a container algorithm (aes-256-gcm, "
-                             "chacha20-poly1305, aes-128-gcm, xchacha20-poly1305)");
+                             "chacha20-poly1305, aes-128-gcm, xchacha20-poly1305, sm4-gcm, "
+                             "aria-{128,192,256}-gcm, seed-128-gcm)");
         {
             // Warm the page cache: the figure is about the command, not the disk.
             Input warm;

@@ -37,6 +37,11 @@ constexpr ContainerAlg kAlgs[] = {
     {2, "chacha20-poly1305", 12},
     {3, "aes-128-gcm", 12},
     {4, "xchacha20-poly1305", 24},
+    {5, "sm4-gcm", 12},
+    {6, "aria-128-gcm", 12},
+    {7, "aria-192-gcm", 12},
+    {8, "aria-256-gcm", 12},
+    {9, "seed-128-gcm", 12},
 };
 
 const ContainerAlg* alg_by_name(const std::string& name) {

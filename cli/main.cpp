@@ -39,8 +39,8 @@ void add_crypt_options(CLI::App* cmd, CryptArgs& a, bool encrypting) {
     cmd->add_option("--passphrase-file", a.c.passphrase_file,
                     "read the passphrase from the first line of this file (default: ask on the terminal)");
     cmd->add_option("-a,--algorithm", a.c.algorithm,
-                    "aes-256-gcm (default), chacha20-poly1305, aes-128-gcm, xchacha20-poly1305; "
-                    "any algorithm of `bulkcrypt list` with --raw");
+                    "aes-256-gcm (default), chacha20-poly1305, aes-128-gcm, xchacha20-poly1305, "
+                    "sm4-gcm, aria-{128,192,256}-gcm, seed-128-gcm; any algorithm of `bulkcrypt list` with --raw");
     cmd->add_option("--device", a.c.device, "auto (default), cpu, cuda:N, opencl:N");
     cmd->add_option("--options", a.c.options, "library options, e.g. threads=8,aes=bitsliced");
     cmd->add_option("-j,--jobs", a.c.jobs, "worker threads calling the library (default: hardware threads)");

@@ -35,7 +35,8 @@ VECTOR_DIRS = [d for d in os.environ.get("BC_VECTOR_DIRS", "").split(":") if d] 
 EXIT_OK, EXIT_USAGE, EXIT_IO, EXIT_AUTH, EXIT_DEVICE = 0, 1, 2, 3, 4
 SEG = 4096
 TAG = 16
-CONTAINER_ALGS = ["aes-256-gcm", "chacha20-poly1305", "aes-128-gcm", "xchacha20-poly1305"]
+CONTAINER_ALGS = ["aes-256-gcm", "chacha20-poly1305", "aes-128-gcm", "xchacha20-poly1305", "sm4-gcm",
+                  "aria-128-gcm", "aria-192-gcm", "aria-256-gcm", "seed-128-gcm"]
 
 
 def run(args, data=None, cwd=None):

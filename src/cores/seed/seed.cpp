@@ -40,7 +40,6 @@ void seed_g2(uint32_t in0, uint32_t in1, uint32_t* out0, uint32_t* out1) {
         uint32_t z = 0;
         for (int k = 0; k < 4; ++k) z |= (y & m[((q & 3) + k) & 3]) << (8 * k);
         out[q >> 2] ^= z;
-        y = 0;
         secure_wipe(&y, sizeof y);
         secure_wipe(&z, sizeof z);
     }
@@ -67,7 +66,7 @@ bool seed_expand_key(const uint8_t* key, size_t len, uint32_t* ks) {
         uint32_t k0 = 0, k1 = 0;
         seed_g2(k[0] + k[2] - kc, k[1] - k[3] + kc, &k0, &k1);
         uint32_t* m = ks + BC_SEED_KS_HEADER + BC_SEED_KS_ROUND * r;
-        const uint32_t kx = k0 ^ k1;
+        uint32_t kx = k0 ^ k1;
         for (int j = 0; j < 32; ++j) {
             m[j] = 0u - ((k0 >> j) & 1u);
             m[32 + j] = 0u - ((kx >> j) & 1u);
@@ -84,6 +83,7 @@ bool seed_expand_key(const uint8_t* key, size_t len, uint32_t* ks) {
         }
         secure_wipe(&k0, sizeof k0);
         secure_wipe(&k1, sizeof k1);
+        secure_wipe(&kx, sizeof kx);
         secure_wipe(&t, sizeof t);
     }
     secure_wipe(k, sizeof k);

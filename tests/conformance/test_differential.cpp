@@ -11,6 +11,9 @@
 // Camellia-XTS, so its reference is IEEE 1619's construction written here over
 // OpenSSL's Camellia-ECB (checked itself against OpenSSL's AES-XTS over AES-ECB).
 // SM4 likewise: ECB, CBC and CTR against OpenSSL's sm4-*, XTS over OpenSSL's SM4-ECB.
+// SEED's ECB and CBC are checked against OpenSSL's (its legacy provider, loaded into
+// the suite's own library context); OpenSSL has no SEED-CTR or SEED-XTS, so both are
+// composed here from its SEED-ECB (the CTR oracle checked against AES-CTR).
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -549,6 +552,193 @@ TEST_F(Diff, Sm4Xts) {
         c.id = id_of(alg, s.len, "data_unit=" + std::to_string(s.unit) + " tweak=" + hex_encode(c.iv));
         std::string err;
         if (!reference_ok(xts_from_ecb("SM4-ECB", c.key, c.iv, c.pt, s.unit, &c.ct, &err), c.id, alg, err)) continue;
+        set_current(c.id);
+        run_case(c);
+    }
+}
+
+// ---- SEED: ECB and CBC against OpenSSL's legacy SEED-*; CTR and XTS built from its ECB ----
+
+// CTR composed from a block cipher's ECB in OpenSSL (ecb: "SEED-ECB"): keystream block
+// k is E(iv + k), the whole 16-byte block one big-endian counter (the catalogue's CTR),
+// for the bytes from keystream offset `offset` on.
+bool ctr_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& iv, uint64_t offset, const Bytes& in,
+                  Bytes* out, std::string* err) {
+    const uint64_t first = offset / 16, last = (offset + in.size() + 15) / 16;
+    Bytes counters;
+    for (uint64_t k = first; k < last; ++k) {
+        Bytes ctr = iv;
+        unsigned carry = 0;
+        for (size_t i = 16; i-- > 0;) {
+            const unsigned add = 15 - i < 8 ? static_cast<unsigned>((k >> (8 * (15 - i))) & 0xff) : 0;
+            const unsigned v = ctr[i] + add + carry;
+            ctr[i] = static_cast<uint8_t>(v);
+            carry = v >> 8;
+        }
+        counters.insert(counters.end(), ctr.begin(), ctr.end());
+    }
+    Bytes ks;
+    if (!counters.empty() && !evp_cipher(ecb, true, key, {}, counters, false, &ks, err)) return false;
+    *out = in;
+    for (size_t i = 0; i < in.size(); ++i) (*out)[i] ^= ks[offset % 16 + i];
+    return true;
+}
+
+// The oracle composed from ECB, checked where OpenSSL has the real thing: over
+// AES-128-ECB it must give OpenSSL's AES-128-CTR, at an offset and across a carry.
+TEST_F(Diff, CtrOracleFromEcbMatchesOpenSslAesCtr) {
+    Rng rng(seed() ^ 21);
+    for (size_t len : {size_t(1), size_t(16), size_t(17), size_t(100), size_t(4111)}) {
+        const Bytes key = rng.bytes(16), pt = rng.bytes(len);
+        Bytes iv = rng.bytes(16);
+        if (len == 100)
+            for (int i = 8; i < 15; ++i) iv[i] = 0xff;
+        Bytes want, got;
+        std::string err;
+        ASSERT_TRUE(evp_cipher("AES-128-CTR", true, key, iv, pt, false, &want, &err)) << err;
+        ASSERT_TRUE(ctr_from_ecb("AES-128-ECB", key, iv, 0, pt, &got, &err)) << err;
+        EXPECT_EQ(hex_encode(got), hex_encode(want)) << "len " << len;
+        if (len > 5) {
+            const Bytes tail(pt.begin() + 5, pt.end());
+            ASSERT_TRUE(ctr_from_ecb("AES-128-ECB", key, iv, 5, tail, &got, &err)) << err;
+            EXPECT_EQ(hex_encode(got), hex_encode(Bytes(want.begin() + 5, want.end()))) << "offset 5 len " << len;
+        }
+    }
+}
+
+TEST_F(Diff, SeedEcbCbc) {
+    Rng rng(seed() ^ 22);
+    for (const char* mode : {"ecb", "cbc"}) {
+        const std::string alg = std::string("seed-") + mode;
+        for (bool pad : {false, true}) {
+            // 4 MiB + 3 once, for CBC with padding (non-quick only); random lengths up to 70000 bytes.
+            const bool big = pad && std::string(mode) == "cbc";
+            for (size_t len : with_random_lengths(lengths(big), rng, 4, 70000, !pad)) {
+                if (!pad && len % 16) continue;
+                Case c;
+                c.alg = alg;
+                c.source = "differential vs OpenSSL (legacy provider)";
+                c.key = rng.bytes(16);
+                if (std::string(mode) == "cbc") c.iv = rng.bytes(16);
+                c.pt = rng.bytes(len);
+                c.flags = pad ? BC_FLAG_PAD_PKCS7 : 0;
+                c.id = id_of(alg, len, pad ? "PKCS7" : "no padding");
+                std::string err;
+                if (!reference_ok(evp_cipher(ossl_name(alg), true, c.key, c.iv, c.pt, pad, &c.ct, &err), c.id, alg,
+                                  err))
+                    continue;
+                set_current(c.id);
+                run_case(c);
+            }
+        }
+    }
+}
+
+// OpenSSL has no SEED-CTR: the reference is CTR composed here from its SEED-ECB.
+TEST_F(Diff, SeedCtr) {
+    Rng rng(seed() ^ 23);
+    const std::string alg = "seed-ctr";
+    for (size_t len : with_random_lengths(lengths(true), rng, 4, 70000, false)) {
+        Case c;
+        c.alg = alg;
+        c.source = "differential vs OpenSSL ECB-built CTR";
+        c.key = rng.bytes(16);
+        c.iv = rng.bytes(16);
+        c.pt = rng.bytes(len);
+        c.id = id_of(alg, len, "iv=" + hex_encode(c.iv));
+        std::string err;
+        if (!reference_ok(ctr_from_ecb("SEED-ECB", c.key, c.iv, 0, c.pt, &c.ct, &err), c.id, alg, err)) continue;
+        set_current(c.id);
+        run_case(c);
+    }
+}
+
+// Keystream offsets, a carry out of the low 64 counter bits, the last counters below
+// 2^128 and the refusal past them, as for AES and Camellia.
+TEST_F(Diff, SeedCtrCounterEdges) {
+    Rng rng(seed() ^ 24);
+    const std::string alg = "seed-ctr";
+    const Bytes key = rng.bytes(16);
+    Bytes carry = rng.bytes(8);
+    for (int i = 0; i < 8; ++i) carry.push_back(0xff);
+    carry[15] = 0xfd;
+    Bytes top(16, 0xff);
+    top[15] = 0xfd;
+    struct Edge {
+        Bytes iv;
+        size_t len;
+        uint64_t offset;
+        bool overflow;
+        const char* what;
+    };
+    const Edge edges[] = {{carry, 64 * 16 + 5, 0, false, "low-64-bit carry"},
+                          {carry, 200, 37, false, "low-64-bit carry via offset"},
+                          {top, 1, 0, false, "last counters"},
+                          {top, 47, 0, false, "last counters"},
+                          {top, 48, 0, false, "last counters"},
+                          {top, 8, 40, false, "last bytes via offset"},
+                          {top, 49, 0, true, "past 2^128-1"},
+                          {top, 1, 48, true, "past 2^128-1"},
+                          {top, 9, 40, true, "past 2^128-1"},
+                          {top, 4096, 0, true, "past 2^128-1"},
+                          {rng.bytes(16), 300, 4097, false, "offset"},
+                          {rng.bytes(16), 31, 15, false, "offset"}};
+    for (const Edge& e : edges) {
+        Case c;
+        c.alg = alg;
+        c.source = "counter edges vs OpenSSL ECB-built CTR";
+        c.key = key;
+        c.iv = e.iv;
+        c.pt = rng.bytes(e.len);
+        c.offset = e.offset;
+        c.id = alg + " " + e.what + " iv=" + hex_encode(e.iv) + " offset=" + std::to_string(e.offset) +
+               " len=" + std::to_string(e.len);
+        if (e.overflow) {
+            c.expect = Expect::CounterOverflow;
+            c.ct = c.pt;
+        } else {
+            std::string err;
+            if (!reference_ok(ctr_from_ecb("SEED-ECB", c.key, c.iv, e.offset, c.pt, &c.ct, &err), c.id, alg, err))
+                continue;
+        }
+        run_case(c);
+    }
+}
+
+TEST_F(Diff, SeedXts) {
+    Rng rng(seed() ^ 25);
+    const std::string alg = "seed-128-xts";
+    struct Shape {
+        size_t len;
+        uint64_t unit;
+    };
+    std::vector<Shape> shapes;
+    for (size_t len : lengths(false))
+        if (len >= 16) shapes.push_back({len, 0});
+    // Several units per call: whole units, and a short last unit (stealing in every
+    // unit whose size is not whole blocks).
+    for (uint64_t unit : {16, 17, 31, 32, 33, 100, 512, 4096, 4111, 4112}) {
+        shapes.push_back({static_cast<size_t>(unit * 5), unit});
+        if (unit > 16) shapes.push_back({static_cast<size_t>(unit * 3 + 16 + rng.below(unit - 16)), unit});
+    }
+    if (!options().quick) shapes.push_back({4 * kMiB + 4096 + 21, 4096});
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        const Shape& s = shapes[i];
+        Case c;
+        c.alg = alg;
+        c.source = s.unit ? "differential vs OpenSSL ECB-built XTS per unit" : "differential vs OpenSSL ECB-built XTS";
+        c.key = rng.bytes(32);
+        c.iv = rng.bytes(16);
+        // Multi-unit shapes near tweak carries: in the low byte, or across the low 64 bits.
+        if (s.unit) {
+            c.iv[0] = 0xfe;
+            for (size_t b = 1; b < (i % 2 ? 8u : 2u); ++b) c.iv[b] = 0xff;
+        }
+        c.pt = rng.bytes(s.len);
+        c.data_unit = s.unit;
+        c.id = id_of(alg, s.len, "data_unit=" + std::to_string(s.unit) + " tweak=" + hex_encode(c.iv));
+        std::string err;
+        if (!reference_ok(xts_from_ecb("SEED-ECB", c.key, c.iv, c.pt, s.unit, &c.ct, &err), c.id, alg, err)) continue;
         set_current(c.id);
         run_case(c);
     }

@@ -184,10 +184,12 @@ std::vector<Case> wycheproof_cbc(const std::vector<Record>& recs, const std::str
 std::string botan_id(const Record& r) { return r.where() + " [" + r.section() + "]"; }
 
 // block/<cipher>.vec: sections "[<Cipher>-<bits>]" (AES-128, Camellia-256), plain
-// ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb".
+// ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb". A cipher
+// with one key size has a section "[<Cipher>]" (SEED) and the name "<cipher>-ecb".
 std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex sec(R"(^([A-Za-z][A-Za-z0-9]*)-(128|192|256)$)");
+    static const std::regex single(R"(^([A-Za-z][A-Za-z0-9]*)$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + base_name(rel);
@@ -202,6 +204,11 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
             expect_eq(r, "key bits of section " + r.section(), c.key.size() * 8, std::stoul(m[2].str()));
             if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
                 c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
+        } else if (std::regex_match(r.section(), m, single)) {
+            c.alg = lower(m[1].str()) + "-ecb";
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
+                c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
+            else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
         } else {
             c.alg = r.section();
             c.skip = "section [" + r.section() + "] is not a '<cipher>-<key bits>' block cipher section";
@@ -491,6 +498,33 @@ std::vector<Case> pyca_ctr(const std::vector<Record>& recs, const std::string& r
         c.id = nist_id(r) + " COUNT=" + std::to_string(count);
         c.alg = "aes-" + aes_bits(c.key.size()) + "-ctr";
         if (r.section() != "ENCRYPT") harness_error(r.where(), "section [" + r.section() + "]");
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// pyca's block-cipher files in NIST layout (SEED/rfc-4269.txt, SEED/rfc-4196.txt): the
+// cipher is the folder's name; records with an IV are CBC without padding, the others
+// ECB; [ENCRYPT] records, run in both directions.
+std::vector<Case> pyca_block(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    const std::string dir = rel.substr(0, rel.rfind('/'));
+    const std::string cipher = lower(base_name(dir));
+    for (Record r : recs) {
+        Case c;
+        c.source = "pyca " + base_name(rel);
+        const uint64_t count = r.u64("count");
+        c.key = r.hex("key");
+        c.iv = r.hex_or("iv", {});
+        c.pt = r.hex("plaintext");
+        c.ct = r.hex("ciphertext");
+        c.id = nist_id(r) + " COUNT=" + std::to_string(count);
+        c.alg = cipher + (c.iv.empty() ? "-ecb" : "-cbc");
+        if (r.section() != "ENCRYPT") harness_error(r.where(), "section [" + r.section() + "]");
+        bc_algorithm_info info;
+        if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
+        else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
         r.check_all_read();
         out.push_back(c);
     }
@@ -889,6 +923,7 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kWy) + "camellia_cbc_pkcs5_test.json", 216, "wycheproof"},
         {std::string(kBotan) + "block/aes.vec", 1353, "botan"},
         {std::string(kBotan) + "block/camellia.vec", 17, "botan"},
+        {std::string(kBotan) + "block/seed.vec", 5, "botan"},
         {std::string(kBotan) + "modes/cbc.vec", 329, "botan"},
         {std::string(kBotan) + "modes/ctr.vec", 2, "botan"},
         {std::string(kBotan) + "stream/ctr.vec", 821, "botan"},
@@ -910,6 +945,9 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kPyca) + "Camellia/camellia-192-ecb.txt", 1280, "ntt"},
         {std::string(kPyca) + "Camellia/camellia-256-ecb.txt", 1280, "ntt"},
         {std::string(kOpenssl) + "evpciph_camellia.txt", 87, "evp"},
+        {std::string(kPyca) + "SEED/rfc-4269.txt", 4, "nist"},
+        {std::string(kPyca) + "SEED/rfc-4196.txt", 2, "nist"},
+        {std::string(kOpenssl) + "evpciph_seed.txt", 50, "evp"},
         {std::string(kOpenssl) + "evpciph_aes_common.txt", 299, "evp"},
         {std::string(kOpenssl) + "evpciph_sm4.txt", 14, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
@@ -968,6 +1006,7 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
     if (fmt == "nist") {
         if (name.rfind("XTSGen", 0) == 0) return nist_xts(recs, rel);
         if (name.find("-ctr.txt") != std::string::npos) return pyca_ctr(recs, rel);
+        if (rel.find("/SEED/") != std::string::npos) return pyca_block(recs, rel);
         if (name == "openssl.txt") return pyca_chachapoly(recs, rel);
         return pyca_chacha(recs, rel, rel.rfind(kPyca2, 0) == 0);
     }

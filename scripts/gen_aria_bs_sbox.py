@@ -326,10 +326,12 @@ def main():
     cost, luts, script = map_diffusion(args.abc)
     dsrc, n = emit_diffusion("bc_aria_bs_diffuse_key", luts,
                              "y = A x ^ k on bit plane b: s = state + b, k = round key masks + b "
-                             "(x_p = s[8p], k_p = k[8p]); %d 3-input functions (%s)." % (n, script))
+                             "(x_p = s[8p], k_p = k[8p]); %d 3-input functions (%s)." % (cost, script))
     err = check_diffusion_c(dsrc)
     if err:
         sys.exit("emitted diffusion is wrong: " + err)
+    if n != cost:
+        sys.exit("the emitted diffusion has %d functions, the mapping %d" % (n, cost))
     print("bc_aria_bs_diffuse_key: %d LUTs" % n, file=sys.stderr)
     counts["A"] = n
 

@@ -227,7 +227,7 @@ BC_FN void bc_aria_bs_sb4(bc_u32 *x) {
     x[7] = BC_AES_LUT3(t75, t80, 0u, 0x3c, t75 ^ t80);
 }
 
-/* y = A x ^ k on bit plane b: s = state + b, k = round key masks + b (x_p = s[8p], k_p = k[8p]); 89 3-input functions (Paar tie-break 14; strash; dch -f; if -K 3 -a). */
+/* y = A x ^ k on bit plane b: s = state + b, k = round key masks + b (x_p = s[8p], k_p = k[8p]); 38 3-input functions (Paar tie-break 14; strash; dch -f; if -K 3 -a). */
 BC_FN void bc_aria_bs_diffuse_key(bc_u32 *s, const BC_ARIA_KS_SPACE bc_u32 *k) {
     const bc_u32 x0 = s[0], x1 = s[8], x2 = s[16], x3 = s[24], x4 = s[32], x5 = s[40], x6 = s[48], x7 = s[56];
     const bc_u32 x8 = s[64], x9 = s[72], x10 = s[80], x11 = s[88], x12 = s[96], x13 = s[104], x14 = s[112], x15 = s[120];

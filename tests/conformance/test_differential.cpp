@@ -6,10 +6,11 @@
 // (Salsa20 family, XSalsa20, XChaCha20, ChaCha20 with a 64-bit counter) are
 // checked against bulkcrypt's default CPU path, so every other backend and core
 // variant must agree with it. bc_params.offset is checked against the same
-// keystream computed from 0, and counter edges against OpenSSL. Camellia's ECB,
-// CBC and CTR are checked against OpenSSL's camellia-*; OpenSSL has no
-// Camellia-XTS, so its reference is IEEE 1619's construction written here over
-// OpenSSL's Camellia-ECB (checked itself against OpenSSL's AES-XTS over AES-ECB).
+// keystream computed from 0, and counter edges against OpenSSL. Camellia's and
+// ARIA's ECB, CBC and CTR are checked against OpenSSL's camellia-* and aria-*;
+// OpenSSL has XTS for neither, so their reference is IEEE 1619's construction
+// written here over OpenSSL's ECB of the same cipher (checked itself against
+// OpenSSL's AES-XTS over AES-ECB).
 // SM4 likewise: ECB, CBC and CTR against OpenSSL's sm4-*, XTS over OpenSSL's SM4-ECB.
 // SEED's ECB and CBC are checked against OpenSSL's (its legacy provider, loaded into
 // the suite's own library context); OpenSSL has no SEED-CTR or SEED-XTS, so both are
@@ -256,7 +257,8 @@ TEST_F(Diff, Xts) {
     }
 }
 
-// ---- Camellia: ECB, CBC and CTR against OpenSSL's camellia-*; XTS against an XTS built from its ECB ----
+// ---- Camellia and ARIA: ECB, CBC and CTR against OpenSSL's <cipher>-*; XTS against an XTS built from ----
+// ---- OpenSSL's ECB of the same cipher                                                              ----
 
 // The fixed edge lengths plus n random ones below max (whole blocks when asked).
 std::vector<size_t> with_random_lengths(std::vector<size_t> l, Rng& rng, int n, size_t max, bool whole_blocks) {
@@ -267,14 +269,15 @@ std::vector<size_t> with_random_lengths(std::vector<size_t> l, Rng& rng, int n, 
     return l;
 }
 
-TEST_F(Diff, CamelliaEcbCbc) {
-    Rng rng(seed() ^ 11);
+// ECB and CBC of a 128-bit block cipher ("camellia", "aria") against OpenSSL's; with_big:
+// one 4 MiB + 3 CBC case (non-quick only).
+void block_ecb_cbc(const std::string& cipher, Rng& rng, bool with_big) {
     for (const char* mode : {"ecb", "cbc"}) {
         for (int bits : {128, 192, 256}) {
-            const std::string alg = "camellia-" + std::to_string(bits) + "-" + mode;
+            const std::string alg = cipher + "-" + std::to_string(bits) + "-" + mode;
             for (bool pad : {false, true}) {
-                // 4 MiB + 3 once, for CBC (non-quick only); random lengths up to 70000 bytes.
-                const bool big = bits == 256 && pad && std::string(mode) == "cbc";
+                // random lengths up to 70000 bytes
+                const bool big = with_big && bits == 256 && pad && std::string(mode) == "cbc";
                 for (size_t len : with_random_lengths(lengths(big), rng, 4, 70000, !pad)) {
                     if (!pad && len % 16) continue;
                     Case c;
@@ -297,14 +300,14 @@ TEST_F(Diff, CamelliaEcbCbc) {
     }
 }
 
-TEST_F(Diff, CamelliaCtr) {
-    Rng rng(seed() ^ 12);
+// CTR of a 128-bit block cipher against OpenSSL's; with_big: one 64 MiB case.
+void block_ctr(const std::string& cipher, Rng& rng, bool with_big) {
     for (int bits : {128, 192, 256}) {
-        const std::string alg = "camellia-" + std::to_string(bits) + "-ctr";
+        const std::string alg = cipher + "-" + std::to_string(bits) + "-ctr";
         std::vector<size_t> lens = with_random_lengths(lengths(false), rng, 4, 70000, false);
         // The one 64 MiB case of the suite (non-quick only): the chunked and
         // multi-threaded paths of every backend past 2^22 blocks.
-        if (bits == 128 && !options().quick) lens.push_back(64 * kMiB + 5);
+        if (with_big && bits == 128 && !options().quick) lens.push_back(64 * kMiB + 5);
         for (size_t len : lens) {
             Case c;
             c.alg = alg;
@@ -322,12 +325,40 @@ TEST_F(Diff, CamelliaCtr) {
     }
 }
 
+TEST_F(Diff, CamelliaEcbCbc) {
+    Rng rng(seed() ^ 11);
+    block_ecb_cbc("camellia", rng, true);
+}
+
+TEST_F(Diff, CamelliaCtr) {
+    Rng rng(seed() ^ 12);
+    block_ctr("camellia", rng, true);
+}
+
+// ARIA: the big cases are Camellia's alone (the paths they reach are the generic
+// modes', the same for every cipher).
+TEST_F(Diff, AriaEcbCbc) {
+    Rng rng(seed() ^ 16);
+    block_ecb_cbc("aria", rng, false);
+}
+
+TEST_F(Diff, AriaCtr) {
+    Rng rng(seed() ^ 17);
+    block_ctr("aria", rng, false);
+}
+
 // Carry out of the low 64 counter bits (through the length and the offset), the
 // last counters below 2^128 and the refusal past them, as for AES.
 TEST_F(Diff, CamelliaCtrCounterEdges) {
     Rng rng(seed() ^ 13);
     ctr_counter_edges("camellia-128-ctr", 16, rng);
     ctr_counter_edges("camellia-256-ctr", 32, rng);
+}
+
+TEST_F(Diff, AriaCtrCounterEdges) {
+    Rng rng(seed() ^ 18);
+    ctr_counter_edges("aria-128-ctr", 16, rng);
+    ctr_counter_edges("aria-256-ctr", 32, rng);
 }
 
 // Multiplies an XTS tweak by alpha in GF(2^128), IEEE 1619's little-endian order.
@@ -419,11 +450,12 @@ TEST_F(Diff, XtsOracleFromEcbMatchesOpenSslAesXts) {
     }
 }
 
-TEST_F(Diff, CamelliaXts) {
-    Rng rng(seed() ^ 15);
+// XTS of a 128-bit block cipher against the oracle over OpenSSL's ECB of the same
+// cipher; with_big: one 4 MiB case (non-quick only).
+void block_xts(const std::string& cipher, Rng& rng, bool with_big) {
     for (int bits : {128, 256}) {
-        const std::string alg = "camellia-" + std::to_string(bits) + "-xts";
-        const std::string ecb = "CAMELLIA-" + std::to_string(bits) + "-ECB";
+        const std::string alg = cipher + "-" + std::to_string(bits) + "-xts";
+        const std::string ecb = ossl_name(cipher + "-" + std::to_string(bits) + "-ecb");
         struct Shape {
             size_t len;
             uint64_t unit;
@@ -437,7 +469,7 @@ TEST_F(Diff, CamelliaXts) {
             shapes.push_back({static_cast<size_t>(unit * 5), unit});
             if (unit > 16) shapes.push_back({static_cast<size_t>(unit * 3 + 16 + rng.below(unit - 16)), unit});
         }
-        if (!options().quick && bits == 256) shapes.push_back({4 * kMiB + 4096 + 21, 4096});
+        if (with_big && !options().quick && bits == 256) shapes.push_back({4 * kMiB + 4096 + 21, 4096});
         for (size_t i = 0; i < shapes.size(); ++i) {
             const Shape& s = shapes[i];
             Case c;
@@ -459,6 +491,16 @@ TEST_F(Diff, CamelliaXts) {
             run_case(c);
         }
     }
+}
+
+TEST_F(Diff, CamelliaXts) {
+    Rng rng(seed() ^ 15);
+    block_xts("camellia", rng, true);
+}
+
+TEST_F(Diff, AriaXts) {
+    Rng rng(seed() ^ 19);
+    block_xts("aria", rng, false);
 }
 
 // ---- SM4: ECB, CBC and CTR against OpenSSL's sm4-*; XTS against an XTS built from its ECB ----
@@ -933,8 +975,8 @@ TEST_F(Diff, OffsetAgainstKeystreamFromZero) {
         size_t key, iv;
     };
     const Alg algs[] = {{"aes-128-ctr", 16, 16},      {"aes-256-ctr", 32, 16},      {"camellia-128-ctr", 16, 16},
-                        {"camellia-192-ctr", 24, 16}, {"camellia-256-ctr", 32, 16}, {"sm4-ctr", 16, 16},
-                        {"chacha20", 32, 16},
+                        {"camellia-192-ctr", 24, 16}, {"camellia-256-ctr", 32, 16}, {"aria-128-ctr", 16, 16},
+                        {"aria-256-ctr", 32, 16},     {"sm4-ctr", 16, 16},          {"chacha20", 32, 16},
                         {"chacha20-djb", 32, 8}, {"salsa20", 32, 8},      {"salsa20-12", 32, 8},
                         {"salsa20-8", 32, 8},    {"xsalsa20", 32, 24},    {"xchacha20", 32, 24}};
     const uint64_t offsets[] = {1, 15, 16, 17, 63, 64, 65, 1000, 4097, 65536 + 7};

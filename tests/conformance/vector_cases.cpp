@@ -221,7 +221,9 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
 
 std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
-    static const std::regex sec(R"(^AES-(128|192|256)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
+    // AES and ARIA sections ("[ARIA-256/CBC/NoPadding]"): the catalogue name is
+    // "<cipher>-<bits>-cbc".
+    static const std::regex sec(R"(^(AES|ARIA)-(128|192|256)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + base_name(rel);
@@ -232,12 +234,12 @@ std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& 
         c.ct = r.hex("Out");
         std::smatch m;
         if (std::regex_match(r.section(), m, sec)) {
-            c.alg = "aes-" + m[1].str() + "-cbc";
-            if (m[2] == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
-            else if (m[2] != "NoPadding") c.skip = "CBC padding '" + m[2].str() + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
+            c.alg = lower(m[1].str()) + "-" + m[2].str() + "-cbc";
+            if (m[3] == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
+            else if (m[3] != "NoPadding") c.skip = "CBC padding '" + m[3].str() + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
         } else {
             c.alg = r.section().substr(0, r.section().find('/'));
-            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES family";
+            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES or ARIA families";
         }
         r.check_all_read();
         out.push_back(c);
@@ -248,7 +250,8 @@ std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& 
 std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex sec(R"(^CTR-BE\(([A-Za-z0-9-]+)(?:,(\d+))?\)$)");
-    static const std::regex aes(R"(^AES-(128|192|256)$)");
+    // "AES-128" names its key size; "ARIA" takes it from the key.
+    static const std::regex known(R"(^(AES|ARIA)(?:-(128|192|256))?$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + rel.substr(rel.find("data/") + 5);
@@ -264,8 +267,10 @@ std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& 
             continue;
         }
         const std::string cipher = m[1].str();
-        if (std::regex_match(cipher, a, aes)) {
-            c.alg = "aes-" + a[1].str() + "-ctr";
+        if (std::regex_match(cipher, a, known) && (a[2].matched || a[1] == "ARIA")) {
+            const std::string bits = a[2].matched ? a[2].str() : std::to_string(8 * c.key.size());
+            if (a[2].matched) expect_eq(r, "key bits of " + cipher, c.key.size() * 8, std::stoul(bits));
+            c.alg = lower(a[1].str()) + "-" + bits + "-ctr";
             if (c.iv.size() > 16) harness_error(r.where(), "nonce longer than the block");
             c.iv = pad_right(c.iv, 16);
             if (counter_wraps(be128(c.iv), 128, c.offset, c.pt.size(), 16)) {
@@ -277,7 +282,7 @@ std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& 
                          "-byte counter that wraps within the block; bulkcrypt's CTR counts over the full 16-byte block";
         } else {
             c.alg = cipher;
-            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES family";
+            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES or ARIA families";
         }
         r.check_all_read();
         out.push_back(c);
@@ -950,6 +955,7 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kOpenssl) + "evpciph_seed.txt", 50, "evp"},
         {std::string(kOpenssl) + "evpciph_aes_common.txt", 299, "evp"},
         {std::string(kOpenssl) + "evpciph_sm4.txt", 14, "evp"},
+        {std::string(kOpenssl) + "evpciph_aria.txt", 33, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
         {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
     };

@@ -100,6 +100,7 @@ std::vector<Case> wycheproof_aead(const std::vector<Record>& recs, const std::st
         }
         expect_eq(r, "tagSize", tag_bits, c.tag.size() * 8);
         if (file == "aes_gcm_test.json") c.alg = "aes-" + aes_bits(c.key.size()) + "-gcm";
+        else if (file == "seed_gcm_test.json") c.alg = "seed-128-gcm";
         else if (file == "chacha20_poly1305_test.json") c.alg = "chacha20-poly1305";
         else c.alg = "xchacha20-poly1305";
         c.id = r.where() + " [" + flags + (comment.empty() ? "" : "; " + comment) + "]";
@@ -926,6 +927,7 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kWy) + "chacha20_poly1305_test.json", 325, "wycheproof"},
         {std::string(kWy) + "xchacha20_poly1305_test.json", 315, "wycheproof"},
         {std::string(kWy) + "camellia_cbc_pkcs5_test.json", 216, "wycheproof"},
+        {std::string(kWy) + "seed_gcm_test.json", 104, "wycheproof"},
         {std::string(kBotan) + "block/aes.vec", 1353, "botan"},
         {std::string(kBotan) + "block/camellia.vec", 17, "botan"},
         {std::string(kBotan) + "block/seed.vec", 5, "botan"},
@@ -973,6 +975,7 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
                                 : name == "aes_xts_test.json"            ? "AES-XTS"
                                 : name == "aes_cbc_pkcs5_test.json"      ? "AES-CBC-PKCS5"
                                 : name == "camellia_cbc_pkcs5_test.json" ? "CAMELLIA-CBC-PKCS5"
+                                : name == "seed_gcm_test.json"           ? "SEED-GCM"
                                 : name == "chacha20_poly1305_test.json"  ? "CHACHA20-POLY1305"
                                                                          : "XCHACHA20-POLY1305";
         recs = parse_wycheproof(rel, alg, aead ? "aead_test_schema_v1.json" : "ind_cpa_test_schema_v1.json");

@@ -15,10 +15,14 @@
 // SEED's ECB and CBC are checked against OpenSSL's (its legacy provider, loaded into
 // the suite's own library context); OpenSSL has no SEED-CTR or SEED-XTS, so both are
 // composed here from its SEED-ECB (the CTR oracle checked against AES-CTR).
+// OpenSSL has no CLEFIA at all: its ECB, CBC, CTR and XTS are checked against those
+// constructions written here over bulkcrypt's portable CLEFIA core (clefia.h), which
+// RFC 6114's vectors check, so the oracle shares no code with bulkcrypt's modes.
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 
 #include <gtest/gtest.h>
 
@@ -26,6 +30,7 @@
 #include "options.h"
 #include "runner.h"
 #include "table.h"
+#include "cores/clefia/clefia.h"
 
 namespace conf {
 namespace {
@@ -372,11 +377,21 @@ void xts_mul_alpha(uint8_t t[16]) {
     if (carry) t[0] ^= 0x87;
 }
 
+// A block cipher's ECB encryption of whole blocks under a key, for the composed
+// oracles: OpenSSL's (openssl_ecb) or bulkcrypt's portable core where OpenSSL has none.
+using EcbFn = std::function<bool(const Bytes& key, const Bytes& in, Bytes* out, std::string* err)>;
+
+EcbFn openssl_ecb(const std::string& name) {
+    return [name](const Bytes& key, const Bytes& in, Bytes* out, std::string* err) {
+        return evp_cipher(name, true, key, {}, in, false, out, err);
+    };
+}
+
 // One XTS data unit (at least one block) encrypted with nothing but a block
-// cipher's ECB from OpenSSL (ecb: "CAMELLIA-128-ECB", ...): T = E_k2(tweak),
+// cipher's ECB (OpenSSL's "CAMELLIA-128-ECB", ..., or a portable core): T = E_k2(tweak),
 // C_j = E_k1(P_j ^ T_j) ^ T_j with T_{j+1} = T_j * alpha, and ciphertext
 // stealing for a short last block (IEEE 1619-2007, 5.3.2).
-bool xts_unit_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& tweak, const Bytes& in, Bytes* out,
+bool xts_unit_from_ecb(const EcbFn& ecb, const Bytes& key, const Bytes& tweak, const Bytes& in, Bytes* out,
                        std::string* err) {
     const size_t half = key.size() / 2;
     const Bytes k1(key.begin(), key.begin() + static_cast<std::ptrdiff_t>(half));
@@ -386,7 +401,7 @@ bool xts_unit_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& tw
         return false;
     }
     Bytes t;
-    if (!evp_cipher(ecb, true, k2, {}, tweak, false, &t, err)) return false;
+    if (!ecb(k2, tweak, &t, err)) return false;
     const size_t full = in.size() / 16, rem = in.size() % 16;
     const size_t plain_blocks = rem ? full - 1 : full;   // blocks before the stealing pair
     Bytes x(plain_blocks * 16), tweaks(plain_blocks * 16), y;
@@ -397,7 +412,7 @@ bool xts_unit_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& tw
         }
         xts_mul_alpha(t.data());
     }
-    if (!evp_cipher(ecb, true, k1, {}, x, false, &y, err)) return false;
+    if (!ecb(k1, x, &y, err)) return false;
     out->assign(in.size(), 0);
     for (size_t i = 0; i < y.size(); ++i) (*out)[i] = y[i] ^ tweaks[i];
     if (rem == 0) return true;
@@ -408,18 +423,18 @@ bool xts_unit_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& tw
     xts_mul_alpha(t_next.data());
     Bytes blk(16), cc;
     for (size_t b = 0; b < 16; ++b) blk[b] = in[at + b] ^ t[b];
-    if (!evp_cipher(ecb, true, k1, {}, blk, false, &cc, err)) return false;
+    if (!ecb(k1, blk, &cc, err)) return false;
     for (size_t b = 0; b < 16; ++b) cc[b] ^= t[b];
     Bytes pp(16), last;
     for (size_t b = 0; b < 16; ++b) pp[b] = (b < rem ? in[at + 16 + b] : cc[b]) ^ t_next[b];
-    if (!evp_cipher(ecb, true, k1, {}, pp, false, &last, err)) return false;
+    if (!ecb(k1, pp, &last, err)) return false;
     for (size_t b = 0; b < 16; ++b) (*out)[at + b] = last[b] ^ t_next[b];
     for (size_t b = 0; b < rem; ++b) (*out)[at + 16 + b] = cc[b];
     return true;
 }
 
 // A whole message of data units (unit 0 = one unit) by the composed oracle.
-bool xts_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& iv, const Bytes& pt, uint64_t unit,
+bool xts_from_ecb(const EcbFn& ecb, const Bytes& key, const Bytes& iv, const Bytes& pt, uint64_t unit,
                   Bytes* ct, std::string* err) {
     const uint64_t u = unit ? unit : pt.size();
     ct->clear();
@@ -435,6 +450,12 @@ bool xts_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& iv, con
 
 // The composed oracle itself, checked where OpenSSL has the real thing: over
 // AES-ECB it must give OpenSSL's AES-XTS, stealing included.
+
+bool xts_from_ecb(const std::string& ecb, const Bytes& key, const Bytes& iv, const Bytes& pt, uint64_t unit,
+                  Bytes* ct, std::string* err) {
+    return xts_from_ecb(openssl_ecb(ecb), key, iv, pt, unit, ct, err);
+}
+
 TEST_F(Diff, XtsOracleFromEcbMatchesOpenSslAesXts) {
     Rng rng(seed() ^ 14);
     for (int bits : {128, 256}) {
@@ -444,7 +465,8 @@ TEST_F(Diff, XtsOracleFromEcbMatchesOpenSslAesXts) {
             std::string err;
             ASSERT_TRUE(evp_cipher("AES-" + std::to_string(bits) + "-XTS", true, key, iv, pt, false, &want, &err))
                 << err;
-            ASSERT_TRUE(xts_unit_from_ecb("AES-" + std::to_string(bits) + "-ECB", key, iv, pt, &got, &err)) << err;
+            ASSERT_TRUE(xts_unit_from_ecb(openssl_ecb("AES-" + std::to_string(bits) + "-ECB"), key, iv, pt, &got, &err))
+                << err;
             EXPECT_EQ(hex_encode(got), hex_encode(want)) << "AES-" << bits << " len " << len;
         }
     }
@@ -783,6 +805,156 @@ TEST_F(Diff, SeedXts) {
         if (!reference_ok(xts_from_ecb("SEED-ECB", c.key, c.iv, c.pt, s.unit, &c.ct, &err), c.id, alg, err)) continue;
         set_current(c.id);
         run_case(c);
+    }
+}
+
+// ---- CLEFIA: ECB, CBC, CTR and XTS against constructions over the portable core ----
+
+// ECB by bulkcrypt's portable CLEFIA (clefia.h), one clefia_encrypt_blocks call.
+bool clefia_ecb(const Bytes& key, const Bytes& in, Bytes* out, std::string* err) {
+    std::vector<uint32_t> ks(bc::kClefiaKsWords);
+    if (in.size() % 16 || !bc::clefia_expand_key(key.data(), key.size(), ks.data())) {
+        *err = "portable CLEFIA refused the key or a partial block";
+        return false;
+    }
+    out->assign(in.size(), 0);
+    bc::clefia_encrypt_blocks(ks.data(), in.data(), out->data(), in.size() / 16);
+    return true;
+}
+
+// CBC encryption (PKCS#7 padding when pad) or CTR (the whole block a big-endian
+// counter) composed from clefia_ecb one block at a time.
+bool clefia_mode(const std::string& mode, const Bytes& key, const Bytes& iv, Bytes pt, bool pad, Bytes* ct,
+                 std::string* err) {
+    ct->clear();
+    if (mode == "ecb" || mode == "cbc") {
+        if (pad) pt.insert(pt.end(), 16 - pt.size() % 16, static_cast<uint8_t>(16 - pt.size() % 16));
+        if (pt.size() % 16) {
+            *err = "not whole blocks";
+            return false;
+        }
+        if (mode == "ecb") return clefia_ecb(key, pt, ct, err);
+        Bytes chain = iv, blk(16), out;
+        for (size_t i = 0; i < pt.size(); i += 16) {
+            for (size_t b = 0; b < 16; ++b) blk[b] = pt[i + b] ^ chain[b];
+            if (!clefia_ecb(key, blk, &out, err)) return false;
+            ct->insert(ct->end(), out.begin(), out.end());
+            chain = out;
+        }
+        return true;
+    }
+    Bytes ctr = iv, ks;
+    Bytes counters;
+    for (size_t i = 0; i < pt.size(); i += 16) {
+        counters.insert(counters.end(), ctr.begin(), ctr.end());
+        for (size_t b = 16; b-- > 0;)
+            if (++ctr[b] != 0) break;
+    }
+    if (!clefia_ecb(key, counters, &ks, err)) return false;
+    ct->resize(pt.size());
+    for (size_t i = 0; i < pt.size(); ++i) (*ct)[i] = pt[i] ^ ks[i];
+    return true;
+}
+
+// The portable core itself against RFC 6114's vectors is in tests/unit and in the
+// vector suite (clefia/rfc6114.txt); here its ECB must agree with itself one block at
+// a time, so the oracle does not lean on the multi-block path it also tests.
+TEST_F(Diff, ClefiaEcbOracleBlockByBlock) {
+    Rng rng(seed() ^ 21);
+    for (int bits : {128, 192, 256}) {
+        const Bytes key = rng.bytes(bits / 8), pt = rng.bytes(16 * 77);
+        Bytes whole, one;
+        std::string err;
+        ASSERT_TRUE(clefia_ecb(key, pt, &whole, &err)) << err;
+        for (size_t i = 0; i < pt.size(); i += 16) {
+            ASSERT_TRUE(clefia_ecb(key, Bytes(pt.begin() + i, pt.begin() + i + 16), &one, &err)) << err;
+            ASSERT_EQ(hex_encode(one), hex_encode(Bytes(whole.begin() + i, whole.begin() + i + 16))) << bits << " " << i;
+        }
+    }
+}
+
+TEST_F(Diff, ClefiaEcbCbcCtr) {
+    Rng rng(seed() ^ 22);
+    for (const char* mode : {"ecb", "cbc", "ctr"}) {
+        const bool ctr = std::string(mode) == "ctr";
+        for (int bits : {128, 192, 256}) {
+            const std::string alg = "clefia-" + std::to_string(bits) + "-" + mode;
+            for (bool pad : ctr ? std::vector<bool>{false} : std::vector<bool>{false, true}) {
+                for (size_t len : with_random_lengths(lengths(false), rng, 4, 70000, !pad && !ctr)) {
+                    if (!pad && !ctr && len % 16) continue;
+                    Case c;
+                    c.alg = alg;
+                    c.source = "differential vs ECB/CBC/CTR composed over the portable CLEFIA";
+                    c.key = rng.bytes(bits / 8);
+                    if (std::string(mode) != "ecb") c.iv = rng.bytes(16);
+                    c.pt = rng.bytes(len);
+                    c.flags = pad ? BC_FLAG_PAD_PKCS7 : 0;
+                    c.id = id_of(alg, len, ctr ? "iv=" + hex_encode(c.iv) : pad ? "PKCS7" : "no padding");
+                    std::string err;
+                    if (!reference_ok(clefia_mode(mode, c.key, c.iv, c.pt, pad, &c.ct, &err), c.id, alg, err)) continue;
+                    set_current(c.id);
+                    run_case(c);
+                }
+            }
+        }
+    }
+}
+
+// A CTR counter carrying out of its low 64 bits, through the length and the offset.
+TEST_F(Diff, ClefiaCtrCarry) {
+    Rng rng(seed() ^ 23);
+    for (uint64_t offset : {uint64_t(0), uint64_t(16 * 3 + 5)}) {
+        Case c;
+        c.alg = "clefia-128-ctr";
+        c.source = "differential vs CTR composed over the portable CLEFIA";
+        c.key = rng.bytes(16);
+        c.iv = rng.bytes(16);
+        for (size_t b = 8; b < 16; ++b) c.iv[b] = 0xff;
+        c.iv[15] = 0xfd;
+        c.pt = rng.bytes(16 * 9 + 7);
+        c.offset = offset;
+        // the keystream from 0, then the part the offset selects
+        Bytes zeros(static_cast<size_t>(offset) + c.pt.size(), 0), stream;
+        std::string err;
+        ASSERT_TRUE(clefia_mode("ctr", c.key, c.iv, zeros, false, &stream, &err)) << err;
+        c.ct.resize(c.pt.size());
+        for (size_t i = 0; i < c.pt.size(); ++i) c.ct[i] = c.pt[i] ^ stream[static_cast<size_t>(offset) + i];
+        c.id = id_of(c.alg, c.pt.size(), "carry offset=" + std::to_string(offset));
+        set_current(c.id);
+        run_case(c);
+    }
+}
+
+TEST_F(Diff, ClefiaXts) {
+    Rng rng(seed() ^ 24);
+    for (int bits : {128, 256}) {
+        const std::string alg = "clefia-" + std::to_string(bits) + "-xts";
+        std::vector<std::pair<size_t, uint64_t>> shapes;
+        for (size_t len : lengths(false))
+            if (len >= 16) shapes.push_back({len, 0});
+        for (uint64_t unit : {16, 17, 33, 512, 4111}) {
+            shapes.push_back({static_cast<size_t>(unit * 5), unit});
+            if (unit > 16) shapes.push_back({static_cast<size_t>(unit * 3 + 16 + rng.below(unit - 16)), unit});
+        }
+        for (size_t i = 0; i < shapes.size(); ++i) {
+            Case c;
+            c.alg = alg;
+            c.source = "differential vs XTS composed over the portable CLEFIA";
+            c.key = rng.bytes(bits / 4);
+            c.iv = rng.bytes(16);
+            if (shapes[i].second) {
+                c.iv[0] = 0xfe;
+                for (size_t b = 1; b < (i % 2 ? 8u : 2u); ++b) c.iv[b] = 0xff;
+            }
+            c.pt = rng.bytes(shapes[i].first);
+            c.data_unit = shapes[i].second;
+            c.id = id_of(alg, c.pt.size(), "data_unit=" + std::to_string(c.data_unit) + " tweak=" + hex_encode(c.iv));
+            std::string err;
+            if (!reference_ok(xts_from_ecb(clefia_ecb, c.key, c.iv, c.pt, c.data_unit, &c.ct, &err), c.id, alg, err))
+                continue;
+            set_current(c.id);
+            run_case(c);
+        }
     }
 }
 

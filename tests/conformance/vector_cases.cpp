@@ -958,6 +958,9 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kOpenssl) + "evpciph_aes_common.txt", 299, "evp"},
         {std::string(kOpenssl) + "evpciph_sm4.txt", 14, "evp"},
         {std::string(kOpenssl) + "evpciph_aria.txt", 33, "evp"},
+        // RFC 6114's three CLEFIA blocks, written as evp_test stanzas (no data file of
+        // CLEFIA vectors is published; see tests/vectors/README.md).
+        {"clefia/rfc6114.txt", 3, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
         {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
     };

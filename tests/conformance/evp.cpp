@@ -4,6 +4,7 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/provider.h>
 
 namespace conf {
 
@@ -24,11 +25,47 @@ std::string ossl_error(const std::string& what) {
     return what + (e ? std::string(": ") + buf : "");
 }
 
+// OpenSSL 3 keeps some ciphers (SEED) in its legacy provider only. The suite loads it
+// into a library context of its own, as bulkcrypt's CPU backend does, so the default
+// context stays as the application (here: the test) left it.
+class LegacyContext {
+public:
+    LegacyContext() {
+        ctx_ = OSSL_LIB_CTX_new();
+        if (!ctx_) return;
+        legacy_ = OSSL_PROVIDER_load(ctx_, "legacy");
+        deflt_ = OSSL_PROVIDER_load(ctx_, "default");
+        ERR_clear_error();
+    }
+    ~LegacyContext() {
+        if (legacy_) OSSL_PROVIDER_unload(legacy_);
+        if (deflt_) OSSL_PROVIDER_unload(deflt_);
+        OSSL_LIB_CTX_free(ctx_);
+    }
+    OSSL_LIB_CTX* get() const { return legacy_ && deflt_ ? ctx_ : nullptr; }
+
+private:
+    OSSL_LIB_CTX* ctx_ = nullptr;
+    OSSL_PROVIDER* legacy_ = nullptr;
+    OSSL_PROVIDER* deflt_ = nullptr;
+};
+
+// The default context's cipher, else the legacy context's.
+EVP_CIPHER* fetch(const std::string& name) {
+    EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, name.c_str(), nullptr);
+    if (c) return c;
+    static const LegacyContext legacy;
+    if (!legacy.get()) return nullptr;
+    c = EVP_CIPHER_fetch(legacy.get(), name.c_str(), nullptr);
+    if (c) ERR_clear_error();  // the default context's refusal
+    return c;
+}
+
 }  // namespace
 
 bool evp_cipher(const std::string& name, bool encrypt, const Bytes& key, const Bytes& iv, const Bytes& in, bool pad,
                 Bytes* out, std::string* err) {
-    std::unique_ptr<EVP_CIPHER, CipherFree> cipher(EVP_CIPHER_fetch(nullptr, name.c_str(), nullptr));
+    std::unique_ptr<EVP_CIPHER, CipherFree> cipher(fetch(name));
     std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx(EVP_CIPHER_CTX_new());
     if (!cipher || !ctx) {
         *err = ossl_error("EVP_CIPHER_fetch(" + name + ")");
@@ -53,7 +90,7 @@ bool evp_cipher(const std::string& name, bool encrypt, const Bytes& key, const B
 
 bool evp_aead_seal(const std::string& name, const Bytes& key, const Bytes& iv, const Bytes& aad, const Bytes& pt,
                    size_t tag_len, Bytes* ct, Bytes* tag, std::string* err) {
-    std::unique_ptr<EVP_CIPHER, CipherFree> cipher(EVP_CIPHER_fetch(nullptr, name.c_str(), nullptr));
+    std::unique_ptr<EVP_CIPHER, CipherFree> cipher(fetch(name));
     std::unique_ptr<EVP_CIPHER_CTX, CtxFree> ctx(EVP_CIPHER_CTX_new());
     if (!cipher || !ctx) {
         *err = ossl_error("EVP_CIPHER_fetch(" + name + ")");

@@ -9,7 +9,9 @@
 namespace conf {
 
 // One-shot EVP cipher (ECB, CBC, CTR, XTS, ChaCha20). pad: PKCS#7 on/off for
-// ECB/CBC. Returns false (with *err) when OpenSSL refuses.
+// ECB/CBC. Returns false (with *err) when OpenSSL refuses. A cipher the default
+// provider lacks is fetched from the legacy provider, loaded into a library context
+// of the suite's own (SEED).
 bool evp_cipher(const std::string& name, bool encrypt, const Bytes& key, const Bytes& iv, const Bytes& in, bool pad,
                 Bytes* out, std::string* err);
 

@@ -100,6 +100,7 @@ std::vector<Case> wycheproof_aead(const std::vector<Record>& recs, const std::st
         }
         expect_eq(r, "tagSize", tag_bits, c.tag.size() * 8);
         if (file == "aes_gcm_test.json") c.alg = "aes-" + aes_bits(c.key.size()) + "-gcm";
+        else if (file == "seed_gcm_test.json") c.alg = "seed-128-gcm";
         else if (file == "chacha20_poly1305_test.json") c.alg = "chacha20-poly1305";
         else c.alg = "xchacha20-poly1305";
         c.id = r.where() + " [" + flags + (comment.empty() ? "" : "; " + comment) + "]";
@@ -184,10 +185,12 @@ std::vector<Case> wycheproof_cbc(const std::vector<Record>& recs, const std::str
 std::string botan_id(const Record& r) { return r.where() + " [" + r.section() + "]"; }
 
 // block/<cipher>.vec: sections "[<Cipher>-<bits>]" (AES-128, Camellia-256), plain
-// ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb".
+// ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb". A cipher
+// with one key size has a section "[<Cipher>]" (SEED) and the name "<cipher>-ecb".
 std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex sec(R"(^([A-Za-z][A-Za-z0-9]*)-(128|192|256)$)");
+    static const std::regex single(R"(^([A-Za-z][A-Za-z0-9]*)$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + base_name(rel);
@@ -202,6 +205,11 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
             expect_eq(r, "key bits of section " + r.section(), c.key.size() * 8, std::stoul(m[2].str()));
             if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
                 c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
+        } else if (std::regex_match(r.section(), m, single)) {
+            c.alg = lower(m[1].str()) + "-ecb";
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
+                c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
+            else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
         } else {
             c.alg = r.section();
             c.skip = "section [" + r.section() + "] is not a '<cipher>-<key bits>' block cipher section";
@@ -214,7 +222,9 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
 
 std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
-    static const std::regex sec(R"(^AES-(128|192|256)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
+    // AES and ARIA sections ("[ARIA-256/CBC/NoPadding]"): the catalogue name is
+    // "<cipher>-<bits>-cbc".
+    static const std::regex sec(R"(^(AES|ARIA)-(128|192|256)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + base_name(rel);
@@ -225,12 +235,12 @@ std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& 
         c.ct = r.hex("Out");
         std::smatch m;
         if (std::regex_match(r.section(), m, sec)) {
-            c.alg = "aes-" + m[1].str() + "-cbc";
-            if (m[2] == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
-            else if (m[2] != "NoPadding") c.skip = "CBC padding '" + m[2].str() + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
+            c.alg = lower(m[1].str()) + "-" + m[2].str() + "-cbc";
+            if (m[3] == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
+            else if (m[3] != "NoPadding") c.skip = "CBC padding '" + m[3].str() + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
         } else {
             c.alg = r.section().substr(0, r.section().find('/'));
-            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES family";
+            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES or ARIA families";
         }
         r.check_all_read();
         out.push_back(c);
@@ -241,7 +251,8 @@ std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& 
 std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex sec(R"(^CTR-BE\(([A-Za-z0-9-]+)(?:,(\d+))?\)$)");
-    static const std::regex aes(R"(^AES-(128|192|256)$)");
+    // "AES-128" names its key size; "ARIA" takes it from the key.
+    static const std::regex known(R"(^(AES|ARIA)(?:-(128|192|256))?$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + rel.substr(rel.find("data/") + 5);
@@ -257,8 +268,10 @@ std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& 
             continue;
         }
         const std::string cipher = m[1].str();
-        if (std::regex_match(cipher, a, aes)) {
-            c.alg = "aes-" + a[1].str() + "-ctr";
+        if (std::regex_match(cipher, a, known) && (a[2].matched || a[1] == "ARIA")) {
+            const std::string bits = a[2].matched ? a[2].str() : std::to_string(8 * c.key.size());
+            if (a[2].matched) expect_eq(r, "key bits of " + cipher, c.key.size() * 8, std::stoul(bits));
+            c.alg = lower(a[1].str()) + "-" + bits + "-ctr";
             if (c.iv.size() > 16) harness_error(r.where(), "nonce longer than the block");
             c.iv = pad_right(c.iv, 16);
             if (counter_wraps(be128(c.iv), 128, c.offset, c.pt.size(), 16)) {
@@ -270,7 +283,7 @@ std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& 
                          "-byte counter that wraps within the block; bulkcrypt's CTR counts over the full 16-byte block";
         } else {
             c.alg = cipher;
-            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES family";
+            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES or ARIA families";
         }
         r.check_all_read();
         out.push_back(c);
@@ -487,6 +500,33 @@ std::vector<Case> pyca_ctr(const std::vector<Record>& recs, const std::string& r
         c.id = nist_id(r) + " COUNT=" + std::to_string(count);
         c.alg = "aes-" + aes_bits(c.key.size()) + "-ctr";
         if (r.section() != "ENCRYPT") harness_error(r.where(), "section [" + r.section() + "]");
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// pyca's block-cipher files in NIST layout (SEED/rfc-4269.txt, SEED/rfc-4196.txt): the
+// cipher is the folder's name; records with an IV are CBC without padding, the others
+// ECB; [ENCRYPT] records, run in both directions.
+std::vector<Case> pyca_block(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    const std::string dir = rel.substr(0, rel.rfind('/'));
+    const std::string cipher = lower(base_name(dir));
+    for (Record r : recs) {
+        Case c;
+        c.source = "pyca " + base_name(rel);
+        const uint64_t count = r.u64("count");
+        c.key = r.hex("key");
+        c.iv = r.hex_or("iv", {});
+        c.pt = r.hex("plaintext");
+        c.ct = r.hex("ciphertext");
+        c.id = nist_id(r) + " COUNT=" + std::to_string(count);
+        c.alg = cipher + (c.iv.empty() ? "-ecb" : "-cbc");
+        if (r.section() != "ENCRYPT") harness_error(r.where(), "section [" + r.section() + "]");
+        bc_algorithm_info info;
+        if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
+        else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
         r.check_all_read();
         out.push_back(c);
     }
@@ -883,8 +923,10 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kWy) + "chacha20_poly1305_test.json", 325, "wycheproof"},
         {std::string(kWy) + "xchacha20_poly1305_test.json", 315, "wycheproof"},
         {std::string(kWy) + "camellia_cbc_pkcs5_test.json", 216, "wycheproof"},
+        {std::string(kWy) + "seed_gcm_test.json", 104, "wycheproof"},
         {std::string(kBotan) + "block/aes.vec", 1353, "botan"},
         {std::string(kBotan) + "block/camellia.vec", 17, "botan"},
+        {std::string(kBotan) + "block/seed.vec", 5, "botan"},
         {std::string(kBotan) + "modes/cbc.vec", 329, "botan"},
         {std::string(kBotan) + "modes/ctr.vec", 2, "botan"},
         {std::string(kBotan) + "stream/ctr.vec", 821, "botan"},
@@ -906,8 +948,15 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kPyca) + "Camellia/camellia-192-ecb.txt", 1280, "ntt"},
         {std::string(kPyca) + "Camellia/camellia-256-ecb.txt", 1280, "ntt"},
         {std::string(kOpenssl) + "evpciph_camellia.txt", 87, "evp"},
+        {std::string(kPyca) + "SEED/rfc-4269.txt", 4, "nist"},
+        {std::string(kPyca) + "SEED/rfc-4196.txt", 2, "nist"},
+        {std::string(kOpenssl) + "evpciph_seed.txt", 50, "evp"},
         {std::string(kOpenssl) + "evpciph_aes_common.txt", 299, "evp"},
         {std::string(kOpenssl) + "evpciph_sm4.txt", 14, "evp"},
+        {std::string(kOpenssl) + "evpciph_aria.txt", 33, "evp"},
+        // RFC 6114's three CLEFIA blocks, written as evp_test stanzas (no data file of
+        // CLEFIA vectors is published; see tests/vectors/README.md).
+        {"clefia/rfc6114.txt", 3, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
         {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
     };
@@ -925,6 +974,7 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
                                 : name == "aes_xts_test.json"            ? "AES-XTS"
                                 : name == "aes_cbc_pkcs5_test.json"      ? "AES-CBC-PKCS5"
                                 : name == "camellia_cbc_pkcs5_test.json" ? "CAMELLIA-CBC-PKCS5"
+                                : name == "seed_gcm_test.json"           ? "SEED-GCM"
                                 : name == "chacha20_poly1305_test.json"  ? "CHACHA20-POLY1305"
                                                                          : "XCHACHA20-POLY1305";
         recs = parse_wycheproof(rel, alg, aead ? "aead_test_schema_v1.json" : "ind_cpa_test_schema_v1.json");
@@ -964,6 +1014,7 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
     if (fmt == "nist") {
         if (name.rfind("XTSGen", 0) == 0) return nist_xts(recs, rel);
         if (name.find("-ctr.txt") != std::string::npos) return pyca_ctr(recs, rel);
+        if (rel.find("/SEED/") != std::string::npos) return pyca_block(recs, rel);
         if (name == "openssl.txt") return pyca_chachapoly(recs, rel);
         return pyca_chacha(recs, rel, rel.rfind(kPyca2, 0) == 0);
     }

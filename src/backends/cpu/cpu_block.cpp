@@ -14,7 +14,29 @@
 namespace bc {
 
 EvpBlockCiphers::~EvpBlockCiphers() {
-    for (auto& e : ciphers_) EVP_CIPHER_free(e.second);
+    // The ciphers first: those of the legacy context must go before it does.
+    for (auto& e : ciphers_) EVP_CIPHER_free(e.cipher);
+    if (legacy_) OSSL_PROVIDER_unload(legacy_);
+    if (legacy_default_) OSSL_PROVIDER_unload(legacy_default_);
+    OSSL_LIB_CTX_free(legacy_ctx_);
+}
+
+EVP_CIPHER* EvpBlockCiphers::fetch_legacy(const char* name) {
+    if (!legacy_tried_) {
+        legacy_tried_ = true;
+        OSSL_LIB_CTX* ctx = OSSL_LIB_CTX_new();
+        OSSL_PROVIDER* legacy = ctx ? OSSL_PROVIDER_load(ctx, "legacy") : nullptr;
+        OSSL_PROVIDER* deflt = legacy ? OSSL_PROVIDER_load(ctx, "default") : nullptr;
+        if (!deflt) {  // no legacy provider here: its rows run on the portable cores
+            if (legacy) OSSL_PROVIDER_unload(legacy);
+            OSSL_LIB_CTX_free(ctx);
+            return nullptr;
+        }
+        legacy_ctx_ = ctx;
+        legacy_ = legacy;
+        legacy_default_ = deflt;
+    }
+    return legacy_ctx_ ? EVP_CIPHER_fetch(legacy_ctx_, name, nullptr) : nullptr;
 }
 
 void EvpBlockCiphers::load() {
@@ -24,23 +46,34 @@ void EvpBlockCiphers::load() {
         // messages (aead_oneshot), the pieces of a split message take the generic path.
         if (a->mode != Mode::ECB && a->mode != Mode::CBC && a->mode != Mode::CTR && a->mode != Mode::GCM) continue;
         if (a->mode == Mode::CTR && a->block->block_bytes != 16) continue;
+        Source from = Source::Default;
         EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, a->openssl_name, nullptr);
-        if (!c) continue;  // not in the default provider: the generic modes serve the row
+        if (!c) {  // not in the default provider: the legacy one, else the generic modes
+            from = Source::Legacy;
+            c = fetch_legacy(a->openssl_name);
+        }
+        if (!c) continue;
         if (static_cast<size_t>(EVP_CIPHER_get_key_length(c)) != a->key_size ||
             (a->mode != Mode::CTR && a->mode != Mode::GCM &&
              static_cast<unsigned>(EVP_CIPHER_get_block_size(c)) != a->block->block_bytes)) {
             EVP_CIPHER_free(c);
             continue;
         }
-        ciphers_.emplace_back(a, c);
+        ciphers_.push_back(Entry{a, c, from});
     }
     ERR_clear_error();
 }
 
 const EVP_CIPHER* EvpBlockCiphers::find(const Algorithm* alg) const {
     for (const auto& e : ciphers_)
-        if (e.first == alg) return e.second;
+        if (e.alg == alg) return e.cipher;
     return nullptr;
+}
+
+EvpBlockCiphers::Source EvpBlockCiphers::source(const Algorithm* alg) const {
+    for (const auto& e : ciphers_)
+        if (e.alg == alg) return e.source;
+    return Source::None;
 }
 
 Status cpu_block_prepare(const EvpBlockCiphers& evp, const KeyMaterial& key, std::unique_ptr<BackendKey>* out) {

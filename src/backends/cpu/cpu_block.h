@@ -1,14 +1,20 @@
 // Every block cipher on the CPU (catalogue rows with cipher == Cipher::Block):
 // libcrypto's EVP cipher (by the row's openssl_name) for ECB, CBC and CTR where
-// the default provider has it, the generic modes (modes/block/host_modes.h) over
-// the cipher's descriptor otherwise and under cpu.impl=portable. XTS runs the
-// generic XTS. Large calls are cut over the thread pool on block boundaries.
+// OpenSSL has it, the generic modes (modes/block/host_modes.h) over the cipher's
+// descriptor otherwise and under cpu.impl=portable. XTS runs the generic XTS.
+// Large calls are cut over the thread pool on block boundaries.
+//
+// A cipher OpenSSL 3 keeps in its legacy provider only (SEED) is fetched from a
+// library context that bulkcrypt owns, with the legacy and default providers loaded
+// into it: the application's default context and configuration stay untouched. When
+// the legacy provider cannot be loaded, those rows run on the portable core.
 //
 // The raw-mode drivers here are shared with AES's path (cpu_aes_evp.cpp): the
 // EVP one for its ECB/CBC/CTR, the generic one for its portable path.
 #pragma once
 
 #include <openssl/evp.h>
+#include <openssl/provider.h>
 
 #include <memory>
 #include <vector>
@@ -22,18 +28,38 @@
 namespace bc {
 
 // The EVP ciphers of the catalogue's generic block-cipher rows (ECB, CBC, CTR),
-// fetched once per backend from the default provider; rows OpenSSL lacks have none.
+// fetched once per backend: from the default library context, else from the legacy
+// one (made on first need); rows OpenSSL lacks have none.
 class EvpBlockCiphers {
 public:
+    // Where a row's cipher came from.
+    enum class Source { None, Default, Legacy };
+
     EvpBlockCiphers() = default;
     EvpBlockCiphers(const EvpBlockCiphers&) = delete;
     EvpBlockCiphers& operator=(const EvpBlockCiphers&) = delete;
     ~EvpBlockCiphers();
     void load();
     const EVP_CIPHER* find(const Algorithm* alg) const;  // nullptr when none
+    Source source(const Algorithm* alg) const;
+    // Whether the legacy library context was made and both providers loaded into it.
+    bool legacy_loaded() const { return legacy_ctx_ != nullptr; }
 
 private:
-    std::vector<std::pair<const Algorithm*, EVP_CIPHER*>> ciphers_;
+    struct Entry {
+        const Algorithm* alg;
+        EVP_CIPHER* cipher;
+        Source source;
+    };
+    // Fetches name from the legacy context, making it on the first call; nullptr when
+    // the context or the cipher is not there.
+    EVP_CIPHER* fetch_legacy(const char* name);
+
+    std::vector<Entry> ciphers_;
+    OSSL_LIB_CTX* legacy_ctx_ = nullptr;
+    OSSL_PROVIDER* legacy_ = nullptr;
+    OSSL_PROVIDER* legacy_default_ = nullptr;
+    bool legacy_tried_ = false;
 };
 
 // A generic block cipher's key: its expanded forms, made once.

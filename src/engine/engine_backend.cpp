@@ -168,11 +168,11 @@ public:
         }
         if (!any) return Status(BC_ERR_NOT_SUPPORTED, std::string("no worker of the engine takes ") + key.alg->name);
         if (key.alg->mode == Mode::GCM) {
-            AesKeySchedule ks;
-            if (!aes_expand_key(key.raw.data(), key.raw.size(), &ks))
-                return Status(BC_ERR_KEY_SIZE, "AES key length must be 16, 24 or 32 bytes");
-            k->h = gcm_hash_subkey(GcmCipher(ks));
-            aes_wipe(&ks);
+            // H = E_K(0) under the row's block cipher (AES's schedule, or the descriptor's).
+            HostBlockSchedule ks;
+            if (!key.alg->block || !ks.expand(key.alg->block, key.raw.data(), key.raw.size()))
+                return Status(BC_ERR_KEY_SIZE, std::string(key.alg->name) + ": key length not accepted by the cipher");
+            k->h = gcm_hash_subkey(GcmCipher(*key.alg->block, ks.key().ks));
         }
         *out = std::move(k);
         return Status::ok();

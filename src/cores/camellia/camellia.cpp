@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cores/camellia/camellia_block.h"
+#include "cores/host_batches.h"
 #include "util/secure.h"
 
 namespace bc {
@@ -168,20 +169,8 @@ bool camellia_expand_key(const uint8_t* key, size_t len, uint32_t* ks) {
 namespace {
 
 void run_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n, int dec) {
-    bc_u32 w[4 * BC_CAMELLIA_BATCH];
-    while (n > 0) {
-        const size_t m = n < BC_CAMELLIA_BATCH ? n : BC_CAMELLIA_BATCH;
-        for (size_t j = 0; j < BC_CAMELLIA_BATCH; ++j)
-            for (size_t k = 0; k < 4; ++k) w[4 * j + k] = j < m ? bc_load_le32(in + 16 * j + 4 * k) : 0u;
-        if (dec) bc_camellia_decrypt_batch(ks, w);
-        else bc_camellia_encrypt_batch(ks, w);
-        for (size_t j = 0; j < m; ++j)
-            for (size_t k = 0; k < 4; ++k) bc_store_le32(out + 16 * j + 4 * k, w[4 * j + k]);
-        in += 16 * m;
-        out += 16 * m;
-        n -= m;
-    }
-    secure_wipe(w, sizeof w);
+    if (dec) run_host_batches<16, BC_CAMELLIA_BATCH>([ks](bc_u32* w) { bc_camellia_decrypt_batch(ks, w); }, in, out, n);
+    else run_host_batches<16, BC_CAMELLIA_BATCH>([ks](bc_u32* w) { bc_camellia_encrypt_batch(ks, w); }, in, out, n);
 }
 
 }  // namespace

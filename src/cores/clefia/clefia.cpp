@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cores/clefia/clefia_block.h"
+#include "cores/host_batches.h"
 #include "util/secure.h"
 
 namespace bc {
@@ -163,20 +164,8 @@ bool clefia_expand_key(const uint8_t* key, size_t len, uint32_t* ks) {
 namespace {
 
 void run_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n, int dec) {
-    bc_u32 w[4 * BC_CLEFIA_BATCH];
-    while (n > 0) {
-        const size_t m = n < BC_CLEFIA_BATCH ? n : BC_CLEFIA_BATCH;
-        for (size_t j = 0; j < BC_CLEFIA_BATCH; ++j)
-            for (size_t k = 0; k < 4; ++k) w[4 * j + k] = j < m ? bc_load_le32(in + 16 * j + 4 * k) : 0u;
-        if (dec) bc_clefia_decrypt_batch(ks, w);
-        else bc_clefia_encrypt_batch(ks, w);
-        for (size_t j = 0; j < m; ++j)
-            for (size_t k = 0; k < 4; ++k) bc_store_le32(out + 16 * j + 4 * k, w[4 * j + k]);
-        in += 16 * m;
-        out += 16 * m;
-        n -= m;
-    }
-    secure_wipe(w, sizeof w);
+    if (dec) run_host_batches<16, BC_CLEFIA_BATCH>([ks](bc_u32* w) { bc_clefia_decrypt_batch(ks, w); }, in, out, n);
+    else run_host_batches<16, BC_CLEFIA_BATCH>([ks](bc_u32* w) { bc_clefia_encrypt_batch(ks, w); }, in, out, n);
 }
 
 }  // namespace

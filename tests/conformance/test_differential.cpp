@@ -25,6 +25,7 @@
 #include <functional>
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 
 #include "evp.h"
 #include "options.h"

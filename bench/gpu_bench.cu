@@ -280,7 +280,7 @@ int main(int argc, char** argv) {
         }
     }
 
-    // The generic block-cipher kernels (block_kernels.cu): AES through them (aes=generic) and
+    // The generic block-cipher kernels (block_kernels_impl.cuh): AES through them (aes=generic) and
     // every Cipher::Block algorithm of the catalogue; registers and spills from the kernels'
     // own row. No predictions yet.
     {

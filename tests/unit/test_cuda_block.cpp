@@ -1,4 +1,4 @@
-// The CUDA backend's generic block-cipher kernels (block_kernels.cu, cuda_block.cpp)
+// The CUDA backend's generic block-cipher kernels (block_kernels_impl.cuh, cuda_block.cpp)
 // against OpenSSL: AES through them (aes=generic) and every Cipher::Block algorithm
 // of the catalogue (Camellia: OpenSSL's camellia-*-ecb/cbc/ctr; its XTS, which
 // OpenSSL lacks, against the generic host modes; SEED: OpenSSL's legacy provider for

@@ -1,6 +1,6 @@
-// Host-callable launchers of the generic block-cipher kernels (block_kernels.cu):
-// ECB, CTR, CBC decryption and XTS over any block cipher of the catalogue, one
-// row per cipher folder (generated/bc_cipher_devices.inc), found by the cipher's
+// Host-callable launchers of the generic block-cipher kernels (block_kernels_impl.cuh,
+// one generated unit per cipher): ECB, CTR, CBC decryption and XTS over any block
+// cipher of the catalogue, one row per cipher folder (block_kernels.cpp), found by the cipher's
 // name (BlockCipher::name). Nothing here names a cipher: a new folder with a
 // device.inc gets its row at the next build.
 //

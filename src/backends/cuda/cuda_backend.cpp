@@ -182,7 +182,7 @@ Status CudaBackend::staging(size_t need) {
 
 bool CudaBackend::supports(const Algorithm& alg) const {
     if (alg.mode == Mode::Stream || alg.mode == Mode::ChaChaPoly) return true;  // stream_kernels.cu
-    if (generic_block(alg)) return true;  // block_kernels.cu (cuda_block.cpp)
+    if (generic_block(alg)) return true;  // block_kernels_impl.cuh (cuda_block.cpp)
     if (alg.cipher != Cipher::AES) return false;
     switch (alg.mode) {
     case Mode::ECB: case Mode::CBC: case Mode::CTR: case Mode::XTS: case Mode::GCM: return true;

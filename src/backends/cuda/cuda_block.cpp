@@ -1,5 +1,5 @@
 // The CUDA backend's generic block-cipher path: every Cipher::Block algorithm
-// (and AES under aes=generic) through the kernels of block_kernels.cu, found by
+// (and AES under aes=generic) through the kernels of block_kernels_impl.cuh, found by
 // the cipher's name, over its descriptor (catalog/block_cipher.h) alone. Nothing
 // here names a cipher.
 //

@@ -1,12 +1,14 @@
 // The generic block-cipher kernels of the CUDA backend: ECB, CTR, CBC decryption
 // and XTS written once (src/modes/block/block_modes.h) and instantiated for every
-// cipher folder with a device.inc (generated/bc_cipher_devices.inc).
+// cipher folder with a device.inc, one generated translation unit a cipher
+// (generated/block_kernels_<cipher>.cu: this header, then the folder's device.inc),
+// so the folders compile in parallel; block_kernels.cpp holds the launch table.
 //
 // Instantiation. The mode header is included once per block size inside a class
 // template (Modes16<C>, Modes8<C>), its BC_BM_* macros naming the members of a
 // cipher's traits struct C; BC_DEVICE_BLOCK_CIPHER(id, ID) makes that struct from
-// the core's naming convention (bc_<id>_encrypt_batch, BC_<ID>_BATCH, ...), and a
-// second pass over the cipher list makes the launch table, one row per cipher.
+// the core's naming convention (bc_<id>_encrypt_batch, BC_<ID>_BATCH, ...) and the
+// cipher's row of the launch table.
 //
 // Work layout. An item is one batch of the core (block_modes.h). ECB, CTR and XTS
 // over large units give lane l of a warp the blocks l, l + 32, ... of the warp's
@@ -19,6 +21,8 @@
 // E(T_u) * alpha^first: with groups of G = 32 * batch blocks, a group's tweak
 // E(T_u) * alpha^(gG) is made by a small kernel (only when a unit spans several
 // groups), and each item steps from it by x^r, r < G, with shifts (bc_xts_mul_xs).
+#pragma once
+
 #include "backends/cuda/block_kernels.h"
 
 #include <strings.h>
@@ -667,10 +671,12 @@ BlockKernels block_row(const char* name) {
 }  // namespace cuda
 }  // namespace bc
 
-// ---------------------------------------------------------------- the ciphers
+// ---------------------------------------------------------------- one cipher
 
-// First pass: each cipher's traits, from its core's names (the folder's device.inc
-// includes the core's dialect header, at file scope, then names the cipher).
+// Included by the generated block_kernels_<cipher>.cu, once per cipher folder, after
+// which the folder's device.inc includes the core's dialect header (at file scope)
+// and names the cipher: the traits from the core's names, and the row of the launch
+// table (block_kernels.cpp collects the rows).
 #define BC_DEVICE_BLOCK_CIPHER(id, ID)                                                            \
     namespace bc {                                                                                \
     namespace cuda {                                                                              \
@@ -688,30 +694,9 @@ BlockKernels block_row(const char* name) {
         }                                                                                         \
     };                                                                                            \
     }                                                                                             \
+    const BlockKernels* block_kernels_row_##id() {                                                \
+        static const BlockKernels row = block_row<DeviceCipher_##id>(#id);                       \
+        return &row;                                                                              \
+    }                                                                                             \
     }                                                                                             \
     }
-#include "bc_cipher_devices.inc"
-#undef BC_DEVICE_BLOCK_CIPHER
-
-namespace bc {
-namespace cuda {
-namespace {
-// Second pass: the launch table, one row per cipher, keyed by the cipher's name.
-const BlockKernels kRows[] = {
-#define BC_DEVICE_BLOCK_CIPHER(id, ID) block_row<DeviceCipher_##id>(#id),
-#include "bc_cipher_devices.inc"
-#undef BC_DEVICE_BLOCK_CIPHER
-};
-}  // namespace
-
-const BlockKernels* find_block_kernels(const char* name) {
-    if (name == nullptr) return nullptr;
-    for (const BlockKernels& r : kRows)
-        if (strcasecmp(r.name, name) == 0) return &r;
-    return nullptr;
-}
-
-const BlockKernels* block_kernels_at(size_t i) { return i < sizeof kRows / sizeof kRows[0] ? &kRows[i] : nullptr; }
-
-}  // namespace cuda
-}  // namespace bc

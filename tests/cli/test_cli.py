@@ -69,7 +69,7 @@ def find_vector(rel):
 
 def header_len(blob):
     """Header length from the header itself (docs/format.md)."""
-    nonce = {1: 12, 2: 12, 3: 12, 4: 24}[blob[9]]
+    nonce = {1: 12, 2: 12, 3: 12, 4: 24, 5: 12, 6: 12, 7: 12, 8: 12, 9: 12}[blob[9]]
     return 64 + (nonce - 5) + blob[11]
 
 

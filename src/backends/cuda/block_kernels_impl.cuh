@@ -71,12 +71,12 @@ struct Modes8 {
 template <class C>
 using Modes = typename std::conditional<C::kBlock == 16, Modes16<C>, Modes8<C>>::type;
 
-// The same modes reading their input from a warp's staged tile in shared memory (see
-// "Staging" below); the output still goes to global memory.
-struct TileIn {
-    const bc_u32* smem;  // the warp's tile
-    uint64_t base;       // block index (in the item functions' numbering) of tile block 0
-    bool swizzled;       // the stride-1 layout (else the identity, for stride-32 items)
+// The same modes reading their input from, and writing their output to, a warp's
+// staged tile in shared memory (see "Staging" below); the warp copies the tile out.
+struct Tile {
+    bc_u32* smem;   // the warp's tile
+    uint64_t base;  // block index (in the item functions' numbering) of tile block 0
+    bool swizzled;  // the stride-1 layout (else the identity, for stride-32 items)
 };
 
 template <class C>
@@ -86,18 +86,25 @@ __host__ __device__ __forceinline__ unsigned tile_slot(uint64_t t, bool swizzled
     return k * 32u + (o ^ (k & 31u));
 }
 
-#define BC_BM_TILE_LOAD                                                                            \
-    __host__ __device__ __forceinline__ static void bm_load(const TileIn& in, bc_u64 b, bc_u32* w, int) { \
-        const bc_u32* p = in.smem + (C::kBlock / 4) * tile_slot<C>(b - in.base, in.swizzled);       \
-        _Pragma("unroll") for (int i = 0; i < C::kBlock / 4; ++i) w[i] = p[i];                      \
+#define BC_BM_TILE_IO                                                                                \
+    __host__ __device__ __forceinline__ static void bm_load(const Tile& in, bc_u64 b, bc_u32* w, int) {   \
+        const bc_u32* p = in.smem + (C::kBlock / 4) * tile_slot<C>(b - in.base, in.swizzled);         \
+        _Pragma("unroll") for (int i = 0; i < C::kBlock / 4; ++i) w[i] = p[i];                        \
+    }                                                                                                 \
+    __host__ __device__ __forceinline__ static void bm_store(const Tile& out, bc_u64 b, const bc_u32* w, int) { \
+        bc_u32* p = out.smem + (C::kBlock / 4) * tile_slot<C>(b - out.base, out.swizzled);            \
+        _Pragma("unroll") for (int i = 0; i < C::kBlock / 4; ++i) p[i] = w[i];                        \
     }
 
 template <class C>
 struct ModesTile16 {
-    BC_BM_TILE_LOAD
+    BC_BM_TILE_IO
 #undef BC_BM_IN
-#define BC_BM_IN const TileIn&
+#undef BC_BM_OUT
+#define BC_BM_IN const Tile&
+#define BC_BM_OUT const Tile&
 #define BC_BM_CUSTOM_LOAD
+#define BC_BM_CUSTOM_STORE
 #define BC_BM_NAME(x) x
 #define BC_BM_BLOCK 16
 #define BC_BM_BATCH (C::kBatch)
@@ -110,7 +117,7 @@ struct ModesTile16 {
 
 template <class C>
 struct ModesTile8 {
-    BC_BM_TILE_LOAD
+    BC_BM_TILE_IO
 #define BC_BM_BLOCK 8
 #include "modes/block/block_modes.h"
 #undef BC_BM_BLOCK
@@ -120,9 +127,11 @@ struct ModesTile8 {
 #undef BC_BM_ENCRYPT
 #undef BC_BM_DECRYPT
 #undef BC_BM_CUSTOM_LOAD
+#undef BC_BM_CUSTOM_STORE
 #undef BC_BM_IN
+#undef BC_BM_OUT
 };
-#undef BC_BM_TILE_LOAD
+#undef BC_BM_TILE_IO
 
 template <class C>
 using ModesTile = typename std::conditional<C::kBlock == 16, ModesTile16<C>, ModesTile8<C>>::type;
@@ -316,6 +325,21 @@ struct Stage {
 #endif
         __syncwarp();
     }
+    // After the warp's items wrote their output into the tile: the tile to dst (kG
+    // blocks), lane l taking block c*32 + l in step c, so each store is coalesced.
+    __device__ static void copy_out(const bc_u32* tile, uint8_t* dst, bool swizzled) {
+        __syncwarp();
+        const unsigned lane = threadIdx.x % kLanes;
+#pragma unroll 4
+        for (unsigned c = 0; c < C::kBatch; ++c) {
+            const unsigned t = c * kLanes + lane;
+            const unsigned char* from = reinterpret_cast<const unsigned char*>(tile) + C::kBlock * tile_slot<C>(t, swizzled);
+            uint8_t* to = dst + (uint64_t)C::kBlock * t;
+            if (C::kBlock == 16) *reinterpret_cast<uint4*>(to) = *reinterpret_cast<const uint4*>(from);
+            else *reinterpret_cast<uint2*>(to) = *reinterpret_cast<const uint2*>(from);
+        }
+        __syncwarp();
+    }
 };
 
 __device__ __forceinline__ uint64_t warp0() { return (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) / kLanes; }
@@ -354,7 +378,8 @@ __global__ void __launch_bounds__(kThreads) k_ctr_tiles(const bc_u32* __restrict
 
 // CBC decryption over whole tiles: item i (lane i % 32 of tile i / 32) decrypts blocks
 // i*batch .. of the piece; the block before a tile comes from chain (k_cbc_chains),
-// the others from the tile.
+// the others from the tile. Each item writes its plaintext over its own blocks in the
+// tile (it reads only its own after the core), and the warp copies the tile out.
 template <class C>
 __global__ void __launch_bounds__(kThreads) k_cbc_dec_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
                                                             uint8_t* out, uint64_t nblocks, const bc_u32* chain,
@@ -366,7 +391,7 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec_tiles(const bc_u32* __rest
         const uint64_t base = t * Stage<C>::kG;
         Stage<C>::copy(tile, in + C::kBlock * base, true);
         Stage<C>::wait();
-        const TileIn view{tile, base, true};
+        const Tile view{tile, base, true};
         const uint64_t i = t * kLanes + lane, first = i * C::kBatch;
         bc_u32 v[BW];
         if (lane == 0) {
@@ -375,8 +400,9 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec_tiles(const bc_u32* __rest
         } else {
             ModesTile<C>::bm_load(view, first - 1, v, 1);
         }
-        ModesTile<C>().cbc_dec_item(ks, v, view, out, nblocks, first, 1);
-        __syncwarp();
+        __syncwarp();  // every lane has its chaining block before any writes plaintext
+        ModesTile<C>().cbc_dec_item(ks, v, view, view, nblocks, first, 1);
+        Stage<C>::copy_out(tile, out + C::kBlock * base, true);
     }
 }
 
@@ -397,8 +423,9 @@ __global__ void __launch_bounds__(kThreads) k_xts_tiles(const bc_u32* __restrict
         item_tweak(tweaks, u, 1, 0, (unsigned)first, &lo, &hi);
         Stage<C>::wait();
         // block b of unit u is tile block u * full_blocks + b - base
-        const TileIn view{tile, base - u * full_blocks, true};
-        ModesTile<C>().xts_item(ks, lo, hi, view, out + C::kBlock * u * full_blocks, full_blocks, first, 1, Enc, 1);
+        const Tile view{tile, base - u * full_blocks, true};
+        ModesTile<C>().xts_item(ks, lo, hi, view, view, full_blocks, first, 1, Enc, 1);
+        Stage<C>::copy_out(tile, out + C::kBlock * base, true);
         __syncwarp();
     }
 }

@@ -22,6 +22,7 @@
  *   BC_BM_CUSTOM_LOAD     optional: the instantiation defines BC_BM_NAME(bm_load) itself
  *                         (same signature, `in` of type BC_BM_IN), e.g. to read blocks a
  *                         GPU kernel staged in shared memory
+ *   BC_BM_CUSTOM_STORE    likewise BC_BM_NAME(bm_store), `out` of type BC_BM_OUT
  * A batch w holds block k in words w[BW*k .. BW*k + BW), BW = BC_BM_BLOCK / 4, each
  * word four bytes of the block read little-endian.
  *
@@ -67,6 +68,7 @@ BC_FN void BC_BM_NAME(bm_load)(BC_BM_IN in, bc_u64 b, bc_u32 *w, int aligned) {
 }
 #endif
 
+#ifndef BC_BM_CUSTOM_STORE
 BC_FN void BC_BM_NAME(bm_store)(BC_BM_OUT out, bc_u64 b, const bc_u32 *w, int aligned) {
     BC_BM_UNROLL
     for (int i = 0; i < BC_BM_BW; ++i) {
@@ -76,6 +78,7 @@ BC_FN void BC_BM_NAME(bm_store)(BC_BM_OUT out, bc_u64 b, const bc_u32 *w, int al
             bc_store_le32_g(out + BC_BM_BLOCK * b + 4 * i, w[i]);
     }
 }
+#endif
 
 /* ECB: encrypt (enc != 0) or decrypt the item's blocks of a piece of nblocks blocks. */
 BC_FN void BC_BM_NAME(ecb_item)(BC_BM_KS ks, BC_BM_IN in, BC_BM_OUT out, bc_u64 nblocks, bc_u64 first,
@@ -134,7 +137,7 @@ BC_FN void BC_BM_NAME(ctr_keystream)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, 
     BC_BM_ENCRYPT(ks, w);
 }
 
-#ifndef BC_BM_CUSTOM_LOAD /* the edge blocks read in byte by byte */
+#if !defined(BC_BM_CUSTOM_LOAD) && !defined(BC_BM_CUSTOM_STORE) /* edge blocks go byte by byte */
 /* CTR over a piece: keystream blocks as ctr_keystream; keystream block i covers data
  * bytes [BLOCK*i - shift, BLOCK*i - shift + BLOCK) of the piece, clipped to [0, len). */
 BC_FN void BC_BM_NAME(ctr_item)(BC_BM_KS ks, const bc_u32 *ctr, int inc32, unsigned shift, BC_BM_IN in,

@@ -44,6 +44,19 @@ constexpr unsigned kGroupsPerThread = 8;  // XTS group tweaks walked by one thre
 // ---------------------------------------------------------------- the mode header per cipher
 
 // Members: bm_load, bm_store, ecb_item, ctr_item, cbc_dec_item, xts_item (16-byte blocks).
+// Keeps work on x (XTS's tweak walk) after the core that computes dep: without it the
+// compiler hoists the walk above the core and holds 32 tweaks across it (spills).
+template <class T>
+__host__ __device__ __forceinline__ void bm_after(T& x, bc_u32 dep) {
+#ifdef __CUDA_ARCH__
+    asm volatile("" : "+l"(x) : "r"(dep));
+#else
+    (void)x;
+    (void)dep;
+#endif
+}
+#define BC_BM_AFTER(x, dep) bm_after(x, dep)
+
 template <class C>
 struct Modes16 {
 #define BC_BM_NAME(x) x

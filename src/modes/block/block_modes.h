@@ -23,6 +23,8 @@
  *                         (same signature, `in` of type BC_BM_IN), e.g. to read blocks a
  *                         GPU kernel staged in shared memory
  *   BC_BM_CUSTOM_STORE    likewise BC_BM_NAME(bm_store), `out` of type BC_BM_OUT
+ *   BC_BM_AFTER(x, dep)   optional: makes the 64-bit x depend on dep, so that work on x
+ *                         cannot be scheduled before dep (the core's output) exists
  * A batch w holds block k in words w[BW*k .. BW*k + BW), BW = BC_BM_BLOCK / 4, each
  * word four bytes of the block read little-endian.
  *
@@ -45,6 +47,9 @@
 #endif
 #ifndef BC_BM_WIPE
 #define BC_BM_WIPE(p, n)
+#endif
+#ifndef BC_BM_AFTER
+#define BC_BM_AFTER(x, dep) /* x is used only after dep is computed (a GPU build pins it) */
 #endif
 #if defined(BC_TARGET_CUDA) || defined(BC_TARGET_OPENCL)
 #define BC_BM_UNROLL _Pragma("unroll")
@@ -256,6 +261,9 @@ BC_FN void BC_BM_NAME(xts_item)(BC_BM_KS ks, bc_u64 t_lo, bc_u64 t_hi, BC_BM_IN 
     else BC_BM_DECRYPT(ks, w);
     lo = t_lo;
     hi = t_hi;
+    /* The tweaks again, walked after the core: nothing tweak-related stays live across it. */
+    BC_BM_AFTER(lo, w[0]);
+    BC_BM_AFTER(hi, w[0]);
     BC_BM_UNROLL
     for (int k = 0; k < BC_BM_BATCH; ++k) {
         const bc_u64 b = first + (bc_u64)stride * (bc_u64)k;

@@ -32,8 +32,8 @@ inline void host_batch(const HostBlockKey& k, bc_u32* w, size_t words, bool encr
 #define BC_BM_IN const uint8_t*
 #define BC_BM_OUT uint8_t*
 #define BC_BM_WIPE(p, n) secure_wipe(p, n)
-#define BC_BM_ENCRYPT(ks, w) host_batch(ks, w, sizeof(w) / sizeof(w[0]), true)
-#define BC_BM_DECRYPT(ks, w) host_batch(ks, w, sizeof(w) / sizeof(w[0]), false)
+#define BC_BM_ENCRYPT(ks, w) host_batch(ks, w, BC_BM_WORDS, true)  /* BC_BM_WORDS: the header's batch words */
+#define BC_BM_DECRYPT(ks, w) host_batch(ks, w, BC_BM_WORDS, false)
 
 namespace hm16 {
 #define BC_BM_NAME(x) x

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core_test_util.h"
 #include "cores/aria/aria.h"
 #include "cores/aria/aria_block.h"
 
@@ -21,25 +22,16 @@ int intrinsics();
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
+using core_test::Bytes;
+using core_test::from_hex;
+using core_test::vector_dir;
 
 const EVP_CIPHER* ecb_cipher(size_t key_len) {
     return key_len == 16 ? EVP_aria_128_ecb() : key_len == 24 ? EVP_aria_192_ecb() : EVP_aria_256_ecb();
 }
 
 Bytes openssl_ecb(bool enc, const uint8_t* key, size_t key_len, const uint8_t* in, size_t len) {
-    Bytes out(len + 16);
-    EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
-    int l1 = 0, l2 = 0;
-    EXPECT_EQ(1, EVP_CipherInit_ex(c, ecb_cipher(key_len), nullptr, key, nullptr, enc ? 1 : 0));
-    EVP_CIPHER_CTX_set_padding(c, 0);
-    if (len) {
-        EXPECT_EQ(1, EVP_CipherUpdate(c, out.data(), &l1, in, static_cast<int>(len)));
-    }
-    EXPECT_EQ(1, EVP_CipherFinal_ex(c, out.data() + l1, &l2));
-    EVP_CIPHER_CTX_free(c);
-    out.resize(static_cast<size_t>(l1 + l2));
-    return out;
+    return core_test::evp_ecb(ecb_cipher(key_len), enc, key, in, len);
 }
 
 // The S-boxes from the ARIA specification (2.4.2), independently of the generator:

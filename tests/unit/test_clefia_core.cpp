@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core_test_util.h"
 #include "cores/clefia/clefia.h"
 #include "cores/clefia/clefia_block.h"
 
@@ -22,18 +23,9 @@ int intrinsics();
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
-
-Bytes from_hex(const std::string& h) {
-    Bytes b;
-    for (size_t i = 0; i + 1 < h.size(); i += 2) b.push_back(static_cast<uint8_t>(std::stoi(h.substr(i, 2), nullptr, 16)));
-    return b;
-}
-
-std::string vector_dir() {
-    std::string f = __FILE__;
-    return f.substr(0, f.rfind("/unit/")) + "/vectors";
-}
+using core_test::Bytes;
+using core_test::from_hex;
+using core_test::vector_dir;
 
 struct Kat {
     Bytes key, pt, ct;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core_test_util.h"
 #include "cores/seed/seed.h"
 #include "cores/seed/seed_block.h"
 
@@ -25,7 +26,9 @@ int intrinsics();
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
+using core_test::Bytes;
+using core_test::from_hex;
+using core_test::vector_dir;
 
 // OpenSSL's SEED-ECB from the legacy provider, in a library context owned by the test;
 // nullptr when the provider cannot be loaded (the tests against OpenSSL then skip).
@@ -64,29 +67,7 @@ const LegacySeed& legacy() {
     } while (0)
 
 Bytes openssl_ecb(bool enc, const uint8_t* key, const uint8_t* in, size_t len) {
-    Bytes out(len + 16);
-    EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
-    int l1 = 0, l2 = 0;
-    EXPECT_EQ(1, EVP_CipherInit_ex2(c, legacy().ecb(), key, nullptr, enc ? 1 : 0, nullptr));
-    EVP_CIPHER_CTX_set_padding(c, 0);
-    if (len) {
-        EXPECT_EQ(1, EVP_CipherUpdate(c, out.data(), &l1, in, static_cast<int>(len)));
-    }
-    EXPECT_EQ(1, EVP_CipherFinal_ex(c, out.data() + l1, &l2));
-    EVP_CIPHER_CTX_free(c);
-    out.resize(static_cast<size_t>(l1 + l2));
-    return out;
-}
-
-Bytes from_hex(const std::string& h) {
-    Bytes b;
-    for (size_t i = 0; i + 1 < h.size(); i += 2) b.push_back(static_cast<uint8_t>(std::stoi(h.substr(i, 2), nullptr, 16)));
-    return b;
-}
-
-std::string vector_dir() {
-    std::string f = __FILE__;
-    return f.substr(0, f.rfind("/unit/")) + "/vectors";
+    return core_test::evp_ecb(legacy().ecb(), enc, key, in, len);
 }
 
 // The S-boxes from the definition, independently of the generator's network:

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core_test_util.h"
 #include "cores/sm4/sm4.h"
 #include "cores/sm4/sm4_block.h"
 
@@ -22,32 +23,12 @@ int intrinsics();
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
+using core_test::Bytes;
+using core_test::from_hex;
+using core_test::vector_dir;
 
 Bytes openssl_ecb(bool enc, const uint8_t* key, const uint8_t* in, size_t len) {
-    Bytes out(len + 16);
-    EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
-    int l1 = 0, l2 = 0;
-    EXPECT_EQ(1, EVP_CipherInit_ex(c, EVP_sm4_ecb(), nullptr, key, nullptr, enc ? 1 : 0));
-    EVP_CIPHER_CTX_set_padding(c, 0);
-    if (len) {
-        EXPECT_EQ(1, EVP_CipherUpdate(c, out.data(), &l1, in, static_cast<int>(len)));
-    }
-    EXPECT_EQ(1, EVP_CipherFinal_ex(c, out.data() + l1, &l2));
-    EVP_CIPHER_CTX_free(c);
-    out.resize(static_cast<size_t>(l1 + l2));
-    return out;
-}
-
-Bytes from_hex(const std::string& h) {
-    Bytes b;
-    for (size_t i = 0; i + 1 < h.size(); i += 2) b.push_back(static_cast<uint8_t>(std::stoi(h.substr(i, 2), nullptr, 16)));
-    return b;
-}
-
-std::string vector_dir() {
-    std::string f = __FILE__;
-    return f.substr(0, f.rfind("/unit/")) + "/vectors";
+    return core_test::evp_ecb(EVP_sm4_ecb(), enc, key, in, len);
 }
 
 // The S-box from its algebraic description (Liu et al., ACISP 2007), independently of

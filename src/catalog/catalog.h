@@ -65,4 +65,8 @@ inline bool is_block_mode(Mode m) {
 // GCM's per-message bound: 2^39 - 256 bits of plaintext (NIST SP 800-38D).
 constexpr uint64_t kGcmMaxMessage = (uint64_t(1) << 36) - 32;
 
+// A 64-bit block cipher's per-message bound: 2^32 blocks, the birthday bound past
+// which one key's ciphertext blocks start to collide (Sweet32).
+constexpr uint64_t kBlock64MaxMessage = uint64_t(8) << 32;
+
 }  // namespace bc

@@ -107,6 +107,21 @@ BC_FN bc_u32 bc_rotr32(bc_u32 x, unsigned n) {
     return bc_rotr32_plain(x, n);
 #endif
 }
+/* Shifts by 0 <= n <= 32, n = 32 giving 0 (as PTX's shl/shr and unlike C), and the high
+ * word of the 64-bit (hi:lo) << n: a funnel shift, n = 32 giving lo. */
+BC_FN bc_u32 bc_shl32c_plain(bc_u32 x, unsigned n) { return n >= 32u ? 0u : x << n; }
+BC_FN bc_u32 bc_shr32c_plain(bc_u32 x, unsigned n) { return n >= 32u ? 0u : x >> n; }
+BC_FN bc_u32 bc_funnel_l32c_plain(bc_u32 lo, bc_u32 hi, unsigned n) {
+    return bc_shl32c_plain(hi, n) | bc_shr32c_plain(lo, 32u - n);
+}
+BC_FN bc_u32 bc_funnel_l32c(bc_u32 lo, bc_u32 hi, unsigned n) {
+#if BC_DIALECT_INTRINSICS && defined(BC_TARGET_CUDA) && defined(__CUDA_ARCH__)
+    return __funnelshift_lc(lo, hi, n);
+#else
+    return bc_funnel_l32c_plain(lo, hi, n);
+#endif
+}
+
 BC_FN bc_u64 bc_rotl64(bc_u64 x, unsigned n) {
 #if BC_DIALECT_INTRINSICS && defined(BC_TARGET_OPENCL)
     return rotate(x, (bc_u64)n);

@@ -391,6 +391,22 @@ TEST(XtsTweak, MulXsEqualsRepeatedMulX) {
     }
 }
 
+// The four-word form (GPUs walk tweaks in it) against the 64-bit form, every stride.
+TEST(XtsTweak, MulXsWordsEqualsMulXs) {
+    std::mt19937_64 g(12);
+    for (int i = 0; i < 100; ++i) {
+        for (unsigned s = 1; s <= 32; ++s) {
+            uint64_t lo = g(), hi = g();
+            if (i % 2) hi |= 0xffffffff00000000ull;
+            uint32_t t[4] = {uint32_t(lo), uint32_t(lo >> 32), uint32_t(hi), uint32_t(hi >> 32)};
+            bc_xts_mul_xs_w(t, s);
+            bc_xts_mul_xs(&lo, &hi, s);
+            EXPECT_EQ(lo, uint64_t(t[0]) | uint64_t(t[1]) << 32) << s;
+            EXPECT_EQ(hi, uint64_t(t[2]) | uint64_t(t[3]) << 32) << s;
+        }
+    }
+}
+
 TEST(XtsTweak, MulPublicByAlphaPowerEqualsDoublings) {
     std::mt19937_64 g(12);
     for (uint64_t e : {0ull, 1ull, 2ull, 31ull, 32ull, 63ull, 64ull, 65ull, 127ull, 128ull, 129ull, 1000ull, 4097ull}) {

@@ -39,6 +39,21 @@ TEST(Dialect, RotatesMatchPlainAndDefinition) {
     }
 }
 
+// Clamped shifts and the funnel shift, 0 <= n <= 32 (n = 32 included, unlike C's shifts).
+TEST(Dialect, FunnelShiftMatchesDefinition) {
+    std::mt19937_64 rng(2);
+    for (int i = 0; i < 2000; ++i) {
+        const uint32_t lo = static_cast<uint32_t>(rng()), hi = static_cast<uint32_t>(rng());
+        const unsigned n = static_cast<unsigned>(rng() % 33);
+        const uint64_t v = (uint64_t(hi) << 32) | lo;
+        const uint32_t want = n == 32 ? lo : static_cast<uint32_t>((v << n) >> 32);
+        EXPECT_EQ(bc_funnel_l32c(lo, hi, n), want) << n;
+        EXPECT_EQ(bc_funnel_l32c_plain(lo, hi, n), want) << n;
+        EXPECT_EQ(bc_shl32c_plain(lo, n), n == 32 ? 0u : static_cast<uint32_t>(uint64_t(lo) << n)) << n;
+        EXPECT_EQ(bc_shr32c_plain(lo, n), n == 32 ? 0u : lo >> n) << n;
+    }
+}
+
 TEST(Dialect, ByteSwapAndPermute) {
     EXPECT_EQ(bc_bswap32(0x11223344u), 0x44332211u);
     EXPECT_EQ(plain::bswap32(0x11223344u), 0x44332211u);

@@ -243,40 +243,44 @@ BC_FN void BC_BM_NAME(cbc_dec_item)(BC_BM_KS ks, const bc_u32 *chain, BC_BM_IN i
 BC_FN void BC_BM_NAME(xts_item)(BC_BM_KS ks, bc_u64 t_lo, bc_u64 t_hi, BC_BM_IN in, BC_BM_OUT out,
                                 bc_u64 nblocks, bc_u64 first, unsigned stride, int enc, int aligned) {
     bc_u32 w[BC_BM_WORDS];
-    bc_u64 lo = t_lo, hi = t_hi;
+    /* the tweak as four words, stepped by x^stride on one straight-line path whatever the
+     * stride (an unrolled walk per stride would double the code a GPU streams per item) */
+    bc_u32 t[4] = {(bc_u32)t_lo, (bc_u32)(t_lo >> 32), (bc_u32)t_hi, (bc_u32)(t_hi >> 32)};
     BC_BM_UNROLL
     for (int k = 0; k < BC_BM_BATCH; ++k) {
         const bc_u64 b = first + (bc_u64)stride * (bc_u64)k;
         bc_u32 *x = w + 4 * k;
         if (b < nblocks) BC_BM_NAME(bm_load)(in, b, x, aligned);
         else x[0] = x[1] = x[2] = x[3] = 0;
-        x[0] ^= (bc_u32)lo;
-        x[1] ^= (bc_u32)(lo >> 32);
-        x[2] ^= (bc_u32)hi;
-        x[3] ^= (bc_u32)(hi >> 32);
-        if (stride == 1) bc_xts_mul_x(&lo, &hi);
-        else bc_xts_mul_xs(&lo, &hi, stride);
+        x[0] ^= t[0];
+        x[1] ^= t[1];
+        x[2] ^= t[2];
+        x[3] ^= t[3];
+        bc_xts_mul_xs_w(t, stride);
     }
     if (enc) BC_BM_ENCRYPT(ks, w);
     else BC_BM_DECRYPT(ks, w);
-    lo = t_lo;
-    hi = t_hi;
     /* The tweaks again, walked after the core: nothing tweak-related stays live across it. */
+    bc_u64 lo = t_lo, hi = t_hi;
     BC_BM_AFTER(lo, w[0]);
     BC_BM_AFTER(hi, w[0]);
+    t[0] = (bc_u32)lo;
+    t[1] = (bc_u32)(lo >> 32);
+    t[2] = (bc_u32)hi;
+    t[3] = (bc_u32)(hi >> 32);
     BC_BM_UNROLL
     for (int k = 0; k < BC_BM_BATCH; ++k) {
         const bc_u64 b = first + (bc_u64)stride * (bc_u64)k;
         bc_u32 *x = w + 4 * k;
-        x[0] ^= (bc_u32)lo;
-        x[1] ^= (bc_u32)(lo >> 32);
-        x[2] ^= (bc_u32)hi;
-        x[3] ^= (bc_u32)(hi >> 32);
+        x[0] ^= t[0];
+        x[1] ^= t[1];
+        x[2] ^= t[2];
+        x[3] ^= t[3];
         if (b < nblocks) BC_BM_NAME(bm_store)(out, b, x, aligned);
-        if (stride == 1) bc_xts_mul_x(&lo, &hi);
-        else bc_xts_mul_xs(&lo, &hi, stride);
+        bc_xts_mul_xs_w(t, stride);
     }
     BC_BM_WIPE(w, sizeof w);
+    BC_BM_WIPE(t, sizeof t);
 }
 #endif
 

@@ -1,6 +1,7 @@
 // The generic block-cipher path on a CUDA GPU, through the public C API: every
 // algorithm of family Cipher::Block (Camellia, ...) and AES through the generic
-// kernels (context option aes=generic) beside AES's own kernels, in GPU memory and
+// kernels (context option aes=generic) beside AES's own kernels, a cipher's table form
+// where it has one (SEED: seed=table, GPU memory only), in GPU memory and
 // from pinned host memory, each beside the roof of its path measured in the same run:
 //   GPU memory:   a device-to-device copy of the same buffers (payload GB/s);
 //   pinned host:  the NO-OP pipeline (the same buffers through the same staging path
@@ -20,12 +21,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "bulkcrypt/bulkcrypt.h"
+#include "catalog/block_cipher.h"
 #include "catalog/catalog.h"
 #include "openssl_speed.h"
 
@@ -170,6 +173,7 @@ int main(int argc, char** argv) {
 
     // The algorithms: every Cipher::Block row, and AES in each mode (own kernels and generic).
     std::vector<std::pair<std::string, bc_context*>> algs;
+    std::map<std::string, bc_context*> tables;  // contexts with <cipher>=table
     for (size_t i = 0; const bc::Algorithm* a = bc::algorithm_at(i); ++i) {
         if (!a->block) continue;
         if (!only.empty() && std::string(a->name).find(only) == std::string::npos) continue;
@@ -183,8 +187,25 @@ int main(int argc, char** argv) {
             if (generic) algs.push_back({a->name, generic});
         } else {
             algs.push_back({a->name, plain});
+            // a cipher with a table form (not constant time) is measured in it too
+            const std::string form = std::string(a->block->name) + "_table";
+            if (bc::find_block_cipher(form.c_str()) != nullptr && a->mode != bc::Mode::GCM) {
+                bc_context*& t = tables[a->block->name];
+                const std::string opt = std::string(a->block->name) + "=table";
+                if (t == nullptr && bc_context_create("cuda:0", opt.c_str(), &t) != BC_OK) {
+                    std::printf("%s not measured: %s\n", opt.c_str(), bc_last_error());
+                    t = nullptr;
+                }
+                if (t) algs.push_back({a->name, t});
+            }
         }
     }
+    auto label = [&](bc_context* ctx) -> std::string {
+        if (ctx == generic) return "generic";
+        for (const auto& [name, t] : tables)
+            if (t == ctx) return "table";
+        return "own";
+    };
 
     std::vector<Row> rows;
     std::printf("block ciphers on %s, %zu MiB a call, median of %d (GB = 1e9 bytes); device copy roof %.1f GB/s\n",
@@ -208,7 +229,7 @@ int main(int argc, char** argv) {
             Row r;
             r.alg = name;
             r.path = "gpu-memory";
-            r.options = ctx == generic ? "generic" : "own";
+            r.options = label(ctx);
             r.decrypt = dec;
             r.roof = copy_roof;
             r.gbs = run_alg(ctx, name.c_str(), dec, BC_MEMORY_DEVICE, din, dout, bytes, runs, &r.error);
@@ -222,10 +243,11 @@ int main(int argc, char** argv) {
     for (const auto& [name, ctx] : algs) {
         if (name.find("-cbc") != std::string::npos) continue;                    // serial on the host
         if (ctx == generic && name.find("-ctr") == std::string::npos) continue;  // pinned: CTR suffices
+        if (label(ctx) == "table") continue;                                     // a GPU-memory comparison
         Row r;
         r.alg = name;
         r.path = "pinned-host";
-        r.options = ctx == generic ? "generic" : "own";
+        r.options = label(ctx);
         r.roof = noop;
         r.gbs = run_alg(ctx, name.c_str(), false, BC_MEMORY_HOST, hin, hout, bytes, runs, &r.error);
         print(r);
@@ -275,6 +297,7 @@ int main(int argc, char** argv) {
     }
     bc_context_destroy(plain);
     if (generic) bc_context_destroy(generic);
+    for (auto& [name, t] : tables) bc_context_destroy(t);
     cudaFree(din);
     cudaFree(dout);
     cudaFreeHost(hin);

@@ -171,6 +171,8 @@ typedef struct bc_context bc_context;
  *                            bulkcrypt's own portable cores
  *           aes=bitsliced|table|generic   GPU AES implementation (default bitsliced:
  *                            constant time; generic: the generic block-mode kernels)
+ *           seed=bitsliced|table   CUDA SEED (default bitsliced; table: lookup tables
+ *                            in shared memory, NOT constant time, for measurement)
  *           chunk=BYTES      host-memory pipeline pieces (a multiple of 64)
  *           depth=N          host-memory pipeline pieces in flight, 1..32
  *           cuda.aes_variant=plain|fk|fk-cs|cl|cle|pair|pair-cc|pair-dec

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "bulkcrypt/bulkcrypt.h"
 #include "catalog/catalog.h"
@@ -31,6 +32,9 @@ struct ContextOptions {
     bool cpu_portable = false;        // cpu.impl=portable: bulkcrypt's own cores, not libcrypto
     bool aes_table = false;           // aes=table: the table-based GPU AES (not constant time)
     bool aes_generic = false;         // aes=generic: AES through the generic block-mode kernels
+    // <cipher>=table: the CUDA kernels run the cipher's table form (a block cipher
+    // registered as "<cipher>_table": not constant time, for measurement)
+    std::vector<std::string> table_forms;
     size_t chunk = 0;                 // 0 = the tuning entry's (src/tuning)
     tuning::Overrides tuning;         // depth=, cuda.aes_variant=, cuda.ghash=, cuda.pair_cc_waves=
 };

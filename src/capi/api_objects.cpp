@@ -1,9 +1,11 @@
 // C API: statuses, the catalogue, contexts and keys.
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <string>
 
 #include "capi/capi_internal.h"
+#include "catalog/block_cipher.h"
 #include "engine/engine_backend.h"
 #include "modes/gcm/gcm.h"
 
@@ -128,6 +130,12 @@ Status parse_options(const char* text, ContextOptions* o) {
             o->aes_generic = v == "generic";
         }
         else if (k == "chunk" && parse_size(v, &n) && n >= 64 && n % 64 == 0) o->chunk = n, o->tuning.chunk = n;
+        else if ((v == "table" || v == "bitsliced") && find_block_cipher(k.c_str()) != nullptr &&
+                 find_block_cipher((k + "_table").c_str()) != nullptr) {
+            auto& t = o->table_forms;
+            t.erase(std::remove(t.begin(), t.end(), k), t.end());
+            if (v == "table") t.push_back(k);
+        }
         else {
             bool known = false;
             std::string why;

@@ -3,12 +3,15 @@
 #include <cstring>
 
 #include "cores/seed/seed_block.h"
+#include "cores/seed/seed_table_block.h"
 #include "cores/host_batches.h"
 #include "util/secure.h"
 
 namespace bc {
 
 static_assert(kSeedKsWords == BC_SEED_KS_WORDS, "seed.h and seed_block.h disagree");
+static_assert(kSeedTableKsWords == BC_SEED_TABLE_KS_WORDS, "seed.h and seed_table_block.h disagree");
+static_assert(kSeedTableBatch == BC_SEED_TABLE_BATCH, "seed.h and seed_table_block.h disagree");
 
 namespace {
 
@@ -105,6 +108,49 @@ void seed_encrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, si
 }
 void seed_decrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n) {
     run_blocks(ks, in, out, n, 1);
+}
+
+// The table form: the round keys read back from the bitsliced key's masks, and the
+// four G tables from the S-box networks over all 256 bytes (public constants).
+bool seed_table_expand_key(const uint8_t* key, size_t len, uint32_t* ks) {
+    SecureBytes masks(kSeedKsWords * sizeof(uint32_t));
+    uint32_t* m = reinterpret_cast<uint32_t*>(masks.data());
+    if (!seed_expand_key(key, len, m)) return false;
+    for (int r = 0; r < BC_SEED_ROUNDS; ++r) {
+        const uint32_t* rk = m + BC_SEED_KS_HEADER + BC_SEED_KS_ROUND * r;
+        uint32_t k0 = 0, kx = 0;
+        for (int j = 0; j < 32; ++j) {
+            k0 |= (rk[j] & 1u) << j;
+            kx |= (rk[32 + j] & 1u) << j;
+        }
+        ks[2 * r] = k0;
+        ks[2 * r + 1] = kx;
+    }
+    static const uint8_t mk[4] = {0xfc, 0xf3, 0xcf, 0x3f};
+    for (int x0 = 0; x0 < 256; x0 += 32) {
+        bc_u32 v1[8] = {0}, v2[8];
+        for (int b = 0; b < 8; ++b)
+            for (int l = 0; l < 32; ++l) v1[b] |= (((x0 + l) >> b) & 1u) << l;
+        std::memcpy(v2, v1, sizeof v1);
+        bc_seed_bs_s1(v1);
+        bc_seed_bs_s2(v2);
+        for (int l = 0; l < 32; ++l)
+            for (int q = 0; q < 4; ++q) {
+                const bc_u32* v = (q & 1) ? v2 : v1;
+                uint32_t y = 0, z = 0;
+                for (int b = 0; b < 8; ++b) y |= ((v[b] >> l) & 1u) << b;
+                for (int k = 0; k < 4; ++k) z |= (y & mk[(q + k) & 3]) << (8 * k);
+                ks[32 + 256 * q + x0 + l] = z;
+            }
+    }
+    return true;
+}
+
+void seed_table_encrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n) {
+    run_host_batches<16, BC_SEED_TABLE_BATCH>([ks](bc_u32* w) { bc_seed_table_encrypt_batch(ks, w); }, in, out, n);
+}
+void seed_table_decrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n) {
+    run_host_batches<16, BC_SEED_TABLE_BATCH>([ks](bc_u32* w) { bc_seed_table_decrypt_batch(ks, w); }, in, out, n);
 }
 
 }  // namespace bc

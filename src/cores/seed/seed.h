@@ -22,4 +22,12 @@ bool seed_expand_key(const uint8_t* key, size_t len, uint32_t* ks);
 void seed_encrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n);
 void seed_decrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n);
 
+// The table form (seed_table_block.h; not constant time, measured against the
+// bitsliced core, in no catalogue row): 32 round-key words, then SS0..SS3.
+constexpr size_t kSeedTableKsWords = 32 + 1024;
+constexpr unsigned kSeedTableBatch = 4;
+bool seed_table_expand_key(const uint8_t* key, size_t len, uint32_t* ks);
+void seed_table_encrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n);
+void seed_table_decrypt_blocks(const uint32_t* ks, const uint8_t* in, uint8_t* out, size_t n);
+
 }  // namespace bc

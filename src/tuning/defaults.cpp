@@ -34,6 +34,9 @@ constexpr KernelTuning kAesPair{128, 16, 16, 1 /* wave */};
 constexpr KernelTuning kGhash{512, 1, 24, 1 /* planes */};
 // The generic block-cipher and stream kernels: 128 threads, grid capped at 8 blocks per SM.
 constexpr KernelTuning kCudaGeneric{128, 8, 0, 0};
+// The same with XTS over small units in staged tiles (LaunchShape::xts_layout 1) instead of
+// interleaved items with their tweaks in shared memory (0, the default).
+constexpr KernelTuning kCudaGenericXtsTiles{128, 8, 0, 1};
 constexpr KernelTuning kNone{0, 0, 0, 0};
 // Host memory through a CUDA device: the shared pipeline's pieces and depth, and the
 // staging slots of host-memory MACs.
@@ -56,6 +59,20 @@ const Tuning kTable[] = {
      "bench/results/2026-11-23-scratch-pool-hybrid (run1-bb01600: the NO-OP sweep found depth 4 "
      "and 8 MiB pieces best, 1 GiB pageable jobs at 92-99 % of the NO-OP rate). The grid cap of "
      "8 blocks per SM and the 64 MiB MAC staging are estimates carried from the AES kernels."},
+
+    // XTS layouts measured per cipher: tiles where they beat interleaved items
+    {kH100, "aria", "xts", kCudaGenericXtsTiles, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-25, bench/results/2026-11-25-xts-seed-table-opencl "
+     "(run3: aria-128-xts, 4 KiB units, 219.4 GB/s in tiles against 153.7 interleaved: its XTS kernel needs "
+     "255 registers and spills 176 bytes with the tweaks staged)."},
+    {kH100, "camellia", "xts", kCudaGenericXtsTiles, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-25, bench/results/2026-11-25-xts-seed-table-opencl "
+     "(run3: camellia-128-xts 197.1 GB/s in tiles against 180-205 interleaved; camellia-256-xts 179 "
+     "against 176-210: tiles for the steadier of the two)."},
+    {kH100, "aes-generic", "xts", kCudaGenericXtsTiles, kNone, kNone, kCudaPipe, kNoEngine,
+     "AES through the generic kernels (aes=generic; AES's own XTS kernels are the default). H100 SXM "
+     "80 GB HBM3, driver 580.159.04, 2026-11-25, bench/results/2026-11-25-xts-seed-table-opencl (run3: "
+     "aes-128-xts 318.2/279.2 GB/s in tiles against 264.1/240.5 interleaved)."},
 
     // ---- fallbacks: CUDA devices nobody has measured
     {kAnyCuda, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,

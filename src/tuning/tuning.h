@@ -66,7 +66,8 @@ struct DeviceClass {
 
 struct Tuning {
     DeviceClass device;
-    const char* family;    // "aes", "chacha", "salsa", "noop", a block cipher's name, or "generic"
+    const char* family;    // "aes", "chacha", "salsa", "noop", a block cipher's name, "aes-generic"
+                           // (AES through the generic kernels), or "generic"
     const char* mode;      // "ecb", "cbc", "ctr", "xts", "gcm", "stream", "chachapoly", or "*"
     KernelTuning kernel;   // the family's main kernels (CUDA AES: one lane per batch)
     KernelTuning pair;     // CUDA AES: the lane-pair kernels; variant = pair-cc's waves of blocks

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "catalog/block_cipher.h"
 #include "catalog/catalog.h"
 #include "modes/block/host_modes.h"
 
@@ -119,6 +120,7 @@ Bytes reference(const bc::Algorithm* alg, const Bytes& key, const uint8_t* iv, c
 struct Case {
     const bc::Algorithm* alg;
     bool aes_generic;
+    bool table_form = false;  // <cipher>=table: the cipher's table form (SEED)
 };
 std::vector<Case> cases(bc::Mode mode) {
     std::vector<Case> v;
@@ -126,6 +128,8 @@ std::vector<Case> cases(bc::Mode mode) {
         if (a->mode != mode || a->block == nullptr) continue;
         if (a->cipher == bc::Cipher::AES && (mode == bc::Mode::XTS || a->key_size != 24)) v.push_back({a, true});
         if (a->cipher == bc::Cipher::Block) v.push_back({a, false});
+        if (a->cipher == bc::Cipher::Block && bc::find_block_cipher((std::string(a->block->name) + "_table").c_str()))
+            v.push_back({a, false, true});
     }
     return v;
 }
@@ -142,6 +146,7 @@ Env make_env(const Case& c, std::mt19937& rng) {
     Env e;
     bc::ContextOptions opt;
     opt.aes_generic = c.aes_generic;
+    if (c.table_form) opt.table_forms.push_back(c.alg->block->name);
     bc::Status s = bc::make_cuda_backend(0, opt, &e.be);
     EXPECT_TRUE(s.is_ok()) << s.detail;
     e.km.alg = c.alg;
@@ -297,7 +302,7 @@ TEST(CudaBlock, CtrMatchesOpenSslAtOffsets) {
 }
 
 // XTS over several data units, whole blocks and ciphertext stealing, units smaller
-// and larger than a group of 1024 blocks (both item layouts), a short last unit.
+// and larger than a group of 1024 blocks (every item layout), a short last unit.
 TEST(CudaBlock, XtsManyUnitsMatchesReference) {
     REQUIRE_CUDA();
     std::mt19937 rng(14);
@@ -399,8 +404,10 @@ TEST(CudaBlock, StagedTilesMatchReference) {
         struct Shape {
             size_t len, unit;
         };
+        // 512-byte units staged in tiles; units of 2, 3, 8 and 16 batches interleaved
         for (const Shape sh : {Shape{4096 * 8, 4096}, Shape{4096 * 13 + 512, 4096}, Shape{512 * 70, 512},
-                               Shape{4096 * 12 + 100, 4096}})
+                               Shape{4096 * 12 + 100, 4096}, Shape{1024 * 37 + 48, 1024}, Shape{1536 * 21, 1536},
+                               Shape{8192 * 9 + 4096, 8192}})
             for (int mem = 0; mem < 4; ++mem) {
                 const bool device = mem & 1, in_place = mem & 2;
                 Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);

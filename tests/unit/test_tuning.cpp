@@ -63,6 +63,16 @@ TEST(Tuning, SelectorPicksTheH100EntryForAnH100) {
     EXPECT_STREQ("generic", g.family);
     EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, g.pipeline.chunk_bytes);
     EXPECT_EQ(bc::tuning::kCudaHostPipelineDepth, g.pipeline.depth);
+    // XTS layouts per cipher: ARIA's entry asks for tiles, SM4 has none (the default layout);
+    // the per-cipher entries keep the H100's pipeline.
+    const bc::tuning::Tuning& x = bc::tuning::select_tuning(h100(), alg("aria-128-xts"));
+    EXPECT_STREQ("aria", x.family);
+    EXPECT_STREQ("xts", x.mode);
+    EXPECT_EQ(1, x.kernel.variant);
+    EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, x.pipeline.chunk_bytes);
+    const bc::tuning::Tuning& y = bc::tuning::select_tuning(h100(), alg("sm4-xts"));
+    EXPECT_STREQ("*", y.mode);
+    EXPECT_EQ(0, y.kernel.variant);
 }
 
 TEST(Tuning, SelectorFallsBackForUnknownDevices) {
@@ -157,8 +167,11 @@ TEST(Tuning, ContextOptionsAreParsedAndBadValuesRefused) {
     ASSERT_EQ(BC_OK, bc_context_create("cpu", "depth=6,cuda.aes_variant=pair-cc,cuda.ghash=planes,cuda.pair_cc_waves=2,chunk=65536", &ctx))
         << bc_last_error();
     bc_context_destroy(ctx);
+    // a table form exists for SEED only
+    ASSERT_EQ(BC_OK, bc_context_create("cpu", "seed=table,seed=bitsliced", &ctx)) << bc_last_error();
+    bc_context_destroy(ctx);
     for (const char* bad : {"cuda.aes_variant=fastest", "cuda.ghash=3", "depth=0", "depth=33", "cuda.pair_cc_waves=0",
-                            "chunk=100", "cuda.aes_bs=pair"}) {
+                            "chunk=100", "cuda.aes_bs=pair", "clefia=table", "seed=tables", "seed_table=table"}) {
         ctx = nullptr;
         EXPECT_EQ(BC_ERR_BAD_OPTION, bc_context_create("cpu", bad, &ctx)) << bad;
         EXPECT_EQ(nullptr, ctx) << bad;

@@ -164,9 +164,25 @@ __device__ __forceinline__ uint64_t group_first(uint64_t i) {
     return (i / kLanes) * (uint64_t)(kLanes * C::kBatch) + i % kLanes;
 }
 
+// The expanded key the core reads: as given, or for a cipher whose key holds tables
+// (BC_<ID>_KS_SHARED: lookups indexed by data) a copy in shared memory, made once per
+// thread block. Every kernel calls it first, before any thread may leave.
+template <class C>
+__device__ __forceinline__ const bc_u32* staged_key(const bc_u32* ks) {
+    if constexpr (!C::kKsShared) {
+        return ks;
+    } else {
+        __shared__ bc_u32 key[C::kKsWords];
+        for (unsigned i = threadIdx.x; i < C::kKsWords; i += blockDim.x) key[i] = ks[i];
+        __syncthreads();
+        return key;
+    }
+}
+
 template <class C, bool Enc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) k_ecb(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                   uint64_t nblocks, uint64_t nitems) {
+    ks = staged_key<C>(ks);
     for (uint64_t i = item0(); i < nitems; i += item_step()) {
         const uint64_t first = group_first<C>(i);
         if (first >= nblocks) continue;
@@ -178,6 +194,7 @@ template <class C, bool Inc32, bool Aligned>
 __global__ void __launch_bounds__(kThreads) k_ctr(const bc_u32* __restrict__ ks, Block16 ctr, unsigned shift,
                                                   const uint8_t* in, uint8_t* out, uint64_t len, uint64_t nks,
                                                   uint64_t nitems) {
+    ks = staged_key<C>(ks);
     bc_u32 c[C::kBlock / 4];
 #pragma unroll
     for (int q = 0; q < C::kBlock / 4; ++q) c[q] = ctr.w[q];
@@ -209,6 +226,7 @@ template <class C, bool Aligned>
 __global__ void __launch_bounds__(kThreads) k_cbc_dec(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                       uint64_t nblocks, const bc_u32* chain, uint64_t i0,
                                                       uint64_t nitems) {
+    ks = staged_key<C>(ks);
     constexpr int BW = C::kBlock / 4;
     for (uint64_t i = i0 + item0(); i < nitems; i += item_step()) {
         bc_u32 v[BW];
@@ -257,14 +275,74 @@ __device__ __forceinline__ void item_tweak(const uint64_t* tweaks, uint64_t u, u
     if (r) bc_xts_mul_xs(lo, hi, r);
 }
 
+extern __shared__ __align__(16) unsigned char bc_stage[];
+
+// Shared memory of k_xts: each thread's batch of tweaks, tweak k of thread i at k * kThreads + i
+// (a warp's accesses to tweak k are one contiguous span: no bank conflicts).
+template <class C>
+constexpr size_t xts_tweak_bytes() {
+    return (size_t)16 * C::kBatch * kThreads;
+}
+
+// One XTS item (block_modes.h's xts_item, the same result) with its tweaks walked once, in
+// a loop, into shared memory, and read back for the XOR before and after the core. Walked
+// in registers the two unrolled walks add ~2,300 instructions an item (CLEFIA, sm_90),
+// straight-line code each warp streams once per item: most of the time XTS lost to ECB
+// went to instruction fetch.
+template <class C, bool Enc, bool Aligned>
+__device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo, uint64_t t_hi, const uint8_t* in,
+                                                uint8_t* out, uint64_t nblocks, uint64_t first, unsigned stride) {
+    uint4* tw = reinterpret_cast<uint4*>(bc_stage) + threadIdx.x;
+    bc_u32 t[4] = {(bc_u32)t_lo, (bc_u32)(t_lo >> 32), (bc_u32)t_hi, (bc_u32)(t_hi >> 32)};
+#pragma unroll 1
+    for (int k = 0; k < C::kBatch; ++k) {
+        tw[k * kThreads] = make_uint4(t[0], t[1], t[2], t[3]);
+        bc_xts_mul_xs_w(t, stride);
+    }
+    bc_u32 w[4 * C::kBatch];
+#pragma unroll
+    for (int k = 0; k < C::kBatch; ++k) {
+        const uint64_t b = first + (uint64_t)stride * k;
+        bc_u32* x = w + 4 * k;
+        if (b < nblocks) Modes<C>().bm_load(in, b, x, Aligned);
+        else x[0] = x[1] = x[2] = x[3] = 0;
+        const uint4 v = tw[k * kThreads];
+        x[0] ^= v.x;
+        x[1] ^= v.y;
+        x[2] ^= v.z;
+        x[3] ^= v.w;
+    }
+    if (Enc) C::encrypt(ks, w);
+    else C::decrypt(ks, w);
+    // the reads after the core stay after it (hoisted, 32 tweaks would live across it)
+    uint64_t at = reinterpret_cast<uint64_t>(tw);
+    bm_after(at, w[0]);
+    const uint4* tw2 = reinterpret_cast<const uint4*>(at);
+#pragma unroll
+    for (int k = 0; k < C::kBatch; ++k) {
+        const uint64_t b = first + (uint64_t)stride * k;
+        bc_u32* x = w + 4 * k;
+        const uint4 v = tw2[k * kThreads];
+        x[0] ^= v.x;
+        x[1] ^= v.y;
+        x[2] ^= v.z;
+        x[3] ^= v.w;
+        if (b < nblocks) Modes<C>().bm_store(out, b, x, Aligned);
+    }
+}
+
 // XTS over whole blocks: item j of unit u. Stride 32: lane j % 32 of group j / 32;
-// stride 1: blocks j * batch .. of the unit. tweaks: each unit's group tweaks (groups a unit).
+// stride 1: blocks j * batch .. of the unit; any other stride s (units of s whole
+// batches, 1 < s < 32): blocks j, j + s, ... (interleaved: the warp's s consecutive
+// items of a unit read s consecutive blocks per load, whole sectors). tweaks: each
+// unit's group tweaks (groups a unit).
 template <class C, bool Enc, bool Aligned>
 __global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                   uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks,
                                                   uint64_t last_blocks, const uint64_t* tweaks, uint64_t groups,
                                                   unsigned stride, uint64_t items_per_unit, uint64_t i0,
                                                   uint64_t nitems) {
+    ks = staged_key<C>(ks);
     constexpr uint64_t G = (uint64_t)kLanes * C::kBatch;
     for (uint64_t i = i0 + item0(); i < nitems; i += item_step()) {
         const uint64_t u = i / items_per_unit, j = i % items_per_unit;
@@ -275,6 +353,10 @@ __global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks,
             g = j / kLanes;
             r = (unsigned)(j % kLanes);
             first = g * G + r;
+        } else if (stride > 1) {
+            g = 0;
+            r = (unsigned)j;
+            first = j;
         } else {
             first = j * C::kBatch;
             g = first / G;
@@ -283,7 +365,7 @@ __global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks,
         if (first >= nb) continue;
         uint64_t lo, hi;
         item_tweak(tweaks, u, groups, g, r, &lo, &hi);
-        Modes<C>().xts_item(ks, lo, hi, in + u * unit_bytes, out + u * unit_bytes, nb, first, stride, Enc, Aligned);
+        xts_item_staged<C, Enc, Aligned>(ks, lo, hi, in + u * unit_bytes, out + u * unit_bytes, nb, first, stride);
     }
 }
 
@@ -299,8 +381,6 @@ __global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks,
 // c*32 + l, and the reads are both free of bank conflicts). Each lane reads only after
 // the warp's copy is complete (wait, then __syncwarp), and the warp syncs again before
 // the next tile overwrites it.
-extern __shared__ __align__(16) unsigned char bc_stage[];
-
 template <class C>
 struct Stage {
     static constexpr uint64_t kG = (uint64_t)kLanes * C::kBatch;
@@ -363,6 +443,7 @@ __device__ __forceinline__ uint64_t warp_step() { return (uint64_t)gridDim.x * b
 template <class C, bool Inc32>
 __global__ void __launch_bounds__(kThreads) k_ctr_tiles(const bc_u32* __restrict__ ks, Block16 ctr,
                                                         const uint8_t* in, uint8_t* out, uint64_t ntiles) {
+    ks = staged_key<C>(ks);
     constexpr int BW = C::kBlock / 4;
     bc_u32 c[BW];
 #pragma unroll
@@ -397,6 +478,7 @@ template <class C>
 __global__ void __launch_bounds__(kThreads) k_cbc_dec_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
                                                             uint8_t* out, uint64_t nblocks, const bc_u32* chain,
                                                             uint64_t ntiles) {
+    ks = staged_key<C>(ks);
     constexpr int BW = C::kBlock / 4;
     bc_u32* tile = Stage<C>::tile();
     const unsigned lane = threadIdx.x % kLanes;
@@ -426,6 +508,7 @@ template <class C, bool Enc>
 __global__ void __launch_bounds__(kThreads) k_xts_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
                                                         uint8_t* out, uint64_t full_blocks, const uint64_t* tweaks,
                                                         uint64_t items_per_unit, uint64_t ntiles) {
+    ks = staged_key<C>(ks);
     bc_u32* tile = Stage<C>::tile();
     const unsigned lane = threadIdx.x % kLanes;
     for (uint64_t t = warp0(); t < ntiles; t += warp_step()) {
@@ -601,16 +684,22 @@ struct Launch {
             tw = group_tw;
         }
         // Stride 32 (coalesced) for aligned data whose units fill their groups (or nearly:
-        // at most one group in nine partly empty); else consecutive blocks.
+        // at most one group in nine partly empty); interleaved items for units of 2 to 32
+        // whole batches (4 KiB units: 8 items a unit, each load of a warp four runs of
+        // 128 bytes, and no staging: the loads go out before the core, as ECB's);
+        // else consecutive blocks.
         const bool al = aligned4(in) && aligned4(out) && unit_bytes % 4 == 0;
         const bool wide = al && (full_blocks % kGroup == 0 || full_blocks >= 8 * kGroup);
-        const unsigned stride = wide ? kLanes : 1;
+        const uint64_t batches = full_blocks / C::kBatch;
+        const bool interleaved =
+            sh.xts_layout == 0 && !wide && al && full_blocks % C::kBatch == 0 && batches > 1 && batches < kLanes;
+        const unsigned stride = wide ? kLanes : interleaved ? (unsigned)batches : 1;
         const uint64_t per_unit = wide ? groups * kLanes : (full_blocks + C::kBatch - 1) / C::kBatch;
         const uint64_t n = nunits * per_unit;
-        // Small units back to back, filled by whole items: whole tiles staged, the rest
-        // (and a short last unit) item by item.
+        // Units of one batch back to back: whole tiles staged, the rest (and a short
+        // last unit) item by item.
         uint64_t i0 = 0;
-        if (!wide && aligned_to(in, 16) && aligned_to(out, 16) && unit_bytes == 16 * full_blocks &&
+        if (!wide && !interleaved && aligned_to(in, 16) && aligned_to(out, 16) && unit_bytes == 16 * full_blocks &&
             full_blocks % C::kBatch == 0 && full_blocks <= kGroup) {
             const uint64_t units = last_blocks == full_blocks ? nunits : nunits - 1;
             const uint64_t ntiles = units * per_unit / kLanes;
@@ -625,9 +714,15 @@ struct Launch {
             }
         }
         const int grid = grid_for(n - i0, sh);
-#define BC_XTS_LAUNCH(E, A)                                                                                        \
-    k_xts<C, E, A><<<grid, kThreads, 0, s>>>(ks1, in, out, unit_bytes, nunits, full_blocks, last_blocks, tw, groups, \
-                                             stride, per_unit, i0, n)
+        constexpr size_t smem = xts_tweak_bytes<C>();
+        for (const void* f : {(const void*)k_xts<C, true, true>, (const void*)k_xts<C, true, false>,
+                              (const void*)k_xts<C, false, true>, (const void*)k_xts<C, false, false>}) {
+            e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+            if (e != cudaSuccess) return e;
+        }
+#define BC_XTS_LAUNCH(E, A)                                                                                           \
+    k_xts<C, E, A><<<grid, kThreads, smem, s>>>(ks1, in, out, unit_bytes, nunits, full_blocks, last_blocks, tw, groups, \
+                                                stride, per_unit, i0, n)
         if (enc) {
             if (al) BC_XTS_LAUNCH(true, true);
             else BC_XTS_LAUNCH(true, false);
@@ -717,6 +812,14 @@ BlockKernels block_row(const char* name) {
 // which the folder's device.inc includes the core's dialect header (at file scope)
 // and names the cipher: the traits from the core's names, and the row of the launch
 // table (block_kernels.cpp collects the rows).
+// BC_DEFINED_AS_ONE(M): 1 when the macro M is defined as 1, else 0 (M undefined stays an
+// identifier, which pastes into a name with no expansion, so the selector sees no comma).
+#define BC_ONE_IF_COMMA_(a, b, ...) b
+#define BC_DEFINED_PROBE_1 ~, 1
+#define BC_DEFINED_AS_ONE_(probe) BC_ONE_IF_COMMA_(probe, 0, ~)
+#define BC_DEFINED_AS_ONE_2(m) BC_DEFINED_AS_ONE_(BC_DEFINED_PROBE_##m)
+#define BC_DEFINED_AS_ONE(m) BC_DEFINED_AS_ONE_2(m)
+
 #define BC_DEVICE_BLOCK_CIPHER(id, ID)                                                            \
     namespace bc {                                                                                \
     namespace cuda {                                                                              \
@@ -725,6 +828,7 @@ BlockKernels block_row(const char* name) {
         static constexpr int kBlock = BC_##ID##_BLOCK_BYTES;                                      \
         static constexpr int kBatch = BC_##ID##_BATCH;                                            \
         static constexpr size_t kKsWords = BC_##ID##_KS_WORDS;                                    \
+        static constexpr bool kKsShared = BC_DEFINED_AS_ONE(BC_##ID##_KS_SHARED);                 \
         static_assert(kBlock == 8 || kBlock == 16, "a block cipher has 8- or 16-byte blocks");    \
         __host__ __device__ __forceinline__ static void encrypt(const bc_u32* ks, bc_u32* w) {    \
             bc_##id##_encrypt_batch(ks, w);                                                       \

@@ -115,6 +115,7 @@ Status CudaBackend::init() {
     // Grid caps, AES and GHASH variants and MAC staging from the device's tuning entry
     // (src/tuning), with this context's overrides.
     const tuning::DeviceTraits traits{tuning::DeviceKind::Cuda, p.name, p.major, p.minor, p.multiProcessorCount};
+    traits_ = traits;
     const tuning::Tuning aes = tuning::apply_overrides(tuning::select_tuning(traits, "aes", "*"), opt_.tuning);
     shape_ = launch_shape(aes, p.multiProcessorCount);
     stage_default_ = aes.pipeline.stage_bytes;

@@ -91,6 +91,7 @@ struct CudaBlockKey : BackendKey {
     const uint32_t* d2 = nullptr;
     bc_gf128 h{0, 0};                 // GCM: H = E_K(0)
     const void* ghash_tables = nullptr;  // GCM: in dev_mem after the schedule
+    int xts_layout = 0;               // LaunchShape::xts_layout from the cipher's tuning entry
     ~CudaBlockKey() override;
 };
 
@@ -147,6 +148,7 @@ private:
     ContextOptions opt_;
     std::string name_;
     LaunchShape shape_;
+    tuning::DeviceTraits traits_{};  // this device, for per-cipher tuning entries
     size_t free_mem_ = 0;
     DevAesTables tables_;
     void* tables_mem_ = nullptr;

@@ -35,11 +35,20 @@ namespace cuda {
 namespace {
 
 
-// The kernels of alg's cipher where they cover its mode, else nullptr.
-const BlockKernels* kernels_for(const Algorithm& alg) {
+// The cipher the kernels run for alg: its own, or its table form under <cipher>=table.
+const BlockCipher* device_cipher(const Algorithm& alg, const ContextOptions& opt) {
     if (alg.block == nullptr) return nullptr;
-    const BlockKernels* k = find_block_kernels(alg.block->name);
-    if (k == nullptr || k->block_bytes != alg.block->block_bytes || k->ks_words != alg.block->ks_words) return nullptr;
+    for (const std::string& t : opt.table_forms)
+        if (t == alg.block->name) return find_block_cipher((t + "_table").c_str());
+    return alg.block;
+}
+
+// The kernels of alg's cipher where they cover its mode, else nullptr.
+const BlockKernels* kernels_for(const Algorithm& alg, const ContextOptions& opt) {
+    const BlockCipher* c = device_cipher(alg, opt);
+    if (c == nullptr) return nullptr;
+    const BlockKernels* k = find_block_kernels(c->name);
+    if (k == nullptr || k->block_bytes != c->block_bytes || k->ks_words != c->ks_words) return nullptr;
     switch (alg.mode) {
     case Mode::ECB: case Mode::CBC: case Mode::CTR: return k;
     case Mode::XTS: return k->xts ? k : nullptr;
@@ -91,7 +100,7 @@ CudaBlockKey::~CudaBlockKey() {
 
 bool CudaBackend::generic_block(const Algorithm& alg) const {
     if (alg.cipher != Cipher::Block && !(alg.cipher == Cipher::AES && opt_.aes_generic)) return false;
-    return kernels_for(alg) != nullptr;
+    return kernels_for(alg, opt_) != nullptr;
 }
 
 Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) {
@@ -99,15 +108,22 @@ Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<Ba
     auto k = std::make_unique<CudaBlockKey>();
     k->device = dev_;
     k->alg = &alg;
-    k->kernels = kernels_for(alg);
+    k->kernels = kernels_for(alg, opt_);
     if (k->kernels == nullptr)
         return Status(BC_ERR_NOT_SUPPORTED, std::string("the CUDA backend has no generic kernels for ") + alg.name);
+    const BlockCipher* cipher = device_cipher(alg, opt_);
+    if (alg.mode == Mode::XTS) {
+        // an entry for exactly (device, cipher, "xts") names the layout; else the default.
+        // AES's own entries tune its own kernels: its generic path is "aes-generic".
+        const std::string family = alg.cipher == Cipher::AES ? "aes-generic" : cipher->name;
+        const tuning::Tuning& t = tuning::select_tuning(traits_, family.c_str(), "xts");
+        k->xts_layout = t.mode && std::strcmp(t.mode, "xts") == 0 ? t.kernel.variant : 0;
+    }
     const bool xts = alg.mode == Mode::XTS;
     const size_t half = xts ? key.raw.size() / 2 : key.raw.size();
-    if (!k->h1.expand(alg.block, key.raw.data(), half) ||
-        (xts && !k->h2.expand(alg.block, key.raw.data() + half, half)))
+    if (!k->h1.expand(cipher, key.raw.data(), half) || (xts && !k->h2.expand(cipher, key.raw.data() + half, half)))
         return Status(BC_ERR_KEY_SIZE, std::string(alg.name) + ": key length not accepted by the cipher");
-    const size_t words = alg.block->ks_words;
+    const size_t words = cipher->ks_words;
     const size_t ks_bytes = sizeof(uint32_t) * words * (xts ? 2 : 1);
     const bool gcm = alg.mode == Mode::GCM;
     k->dev_bytes = ks_bytes + (gcm ? ghash_table_bytes() : 0);
@@ -118,7 +134,7 @@ Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<Ba
         // H = E_K(0) and GHASH's tables of its multiples, after the schedule.
         std::vector<uint8_t> tables(ghash_table_bytes());
         uint8_t h[16];
-        k->h = gcm_hash_subkey(GcmCipher(*alg.block, k->h1.key().ks));
+        k->h = gcm_hash_subkey(GcmCipher(*cipher, k->h1.key().ks));
         bc_gf128_store(h, k->h);
         ghash_build_tables(h, tables.data());
         uint8_t* at = static_cast<uint8_t*>(k->dev_mem) + ks_bytes;
@@ -191,7 +207,9 @@ Status CudaBackend::block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, c
         {
             Scratch sc;
             BC_TRY(sc.alloc(kn.xts_scratch_bytes(nunits, full), s, pool_));
-            BC_CUDA_TRY(kn.xts(enc, k.d1, k.d2, iv, in, out, unit, nunits, full, last_blocks, sc.p, shape_, s),
+            LaunchShape sh = shape_;
+            sh.xts_layout = k.xts_layout;
+            BC_CUDA_TRY(kn.xts(enc, k.d1, k.d2, iv, in, out, unit, nunits, full, last_blocks, sc.p, sh, s),
                         "XTS kernel launch (generic)");
         }
         if (lr == 0) return Status::ok();

@@ -103,6 +103,10 @@ struct LaunchShape {
     int pair_cc_waves = 1;       // pair-cc: waves of resident blocks (1..8)
     int aes_variant = kAesBsDefaultVariant;  // bitsliced variant (set_aes_bs_variant overrides)
     int ghash_variant = 1;       // GHASH table layout (set_ghash_variant overrides)
+    // Generic XTS over units of up to 1,024 blocks: 0 = interleaved items with their tweaks
+    // in shared memory, 1 = tiles of consecutive blocks staged in shared memory (the tuning
+    // entry of (device, cipher, "xts"), per cipher: each wins on some ciphers)
+    int xts_layout = 0;
 };
 // The launch shape of a device with sms multiprocessors under tuning entry aes (an "aes" entry
 // of src/tuning; its kernel, pair and ghash fields).

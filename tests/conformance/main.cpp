@@ -1,6 +1,6 @@
 // bc_conformance: the conformance suite's driver.
 //
-//   bc_conformance [--backends=cpu,portable,cuda,opencl] [--quick] [gtest flags]
+//   bc_conformance [--backends=cpu,portable,cuda,opencl,opencl:N] [--quick] [gtest flags]
 //
 // Runs the GoogleTest cases of this folder (parser self-checks, every vector
 // file on every backend, differential tests against OpenSSL, bad-input

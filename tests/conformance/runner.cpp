@@ -146,9 +146,11 @@ void open_backends(const std::string& filter) {
         if (g.ctx == nullptr) g.unavailable = "no CUDA device: " + g.unavailable;
         g_backends.push_back(g);
     }
-    if (wanted(filter, "opencl") || generic_only) {
+    // "opencl" takes every OpenCL device, "opencl:N" device N alone
+    if (wanted(filter, "opencl") || generic_only || filter.find("opencl:") != std::string::npos) {
         for (int i = 0; i < 16; ++i) {
             const std::string dev = "opencl:" + std::to_string(i);
+            const bool this_one = wanted(filter, "opencl") || wanted(filter, dev);
             BackendSlot b = open_slot(dev, dev, "");
             if (b.ctx == nullptr) {
                 if (i == 0) {
@@ -163,9 +165,9 @@ void open_backends(const std::string& filter) {
                 }
                 break;
             }
-            if (wanted(filter, "opencl")) g_backends.push_back(b);
+            if (this_one) g_backends.push_back(b);
             else bc_context_destroy(b.ctx);
-            g_backends.push_back(generic_slot(dev, dev));
+            if (this_one || generic_only) g_backends.push_back(generic_slot(dev, dev));
         }
     }
     for (const auto& b : g_backends) {

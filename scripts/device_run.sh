@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (tests unit conformance sanitize quick bench gpu blocks compare kernels cpu file roundtrip engine small
+#   scripts/device_run.sh PHASE... (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl ncu-blocks compare kernels cpu file roundtrip engine small
 #   profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
@@ -131,10 +131,27 @@ for phase in "$@"; do
   blocks)  # the generic block-cipher path: every Cipher::Block algorithm and AES's generic kernels
     TAIL=80 step block_bench "${BLOCK_BENCH_TIMEOUT:-400}" block_bench ${BLOCK_BENCH_ARGS:-} --json "$R/block.json"
     ;;
+  ncu-blocks)  # Nsight Compute on block_bench --only NCU_ALG (256 MiB, one run): kernels NCU_KERNELS (regex)
+    TAIL=${PROFILE_TAIL:-120} step "ncu_blocks${GPU_TAG:-}" 300 ncu --clock-control none -k "regex:${NCU_KERNELS:-k_}" \
+      --launch-count "${NCU_COUNT:-12}" --section SpeedOfLight --section Occupancy --section LaunchStats \
+      --section SchedulerStats --section WarpStateStats --section InstructionStats \
+      block_bench --only "${NCU_ALG:-clefia-128}" --size 256 --runs 1 --no-openssl
+    ;;
+  blocks-old)  # the previous build's block_bench (pack_device.sh OLD=...), BLOCK_BENCH_OLD_ARGS
+    if [ -x "$B/old/bin/block_bench" ]; then
+      TAIL=80 step block_bench_old "${BLOCK_BENCH_TIMEOUT:-400}" "$B/old/bin/block_bench" ${BLOCK_BENCH_OLD_ARGS:-} \
+        --json "$R/block_old.json"
+    else
+      echo "blocks-old: no previous build packed"
+    fi
+    ;;
+  opencl)  # opencl_bench over OPENCL_ALGS on the GPU's OpenCL platform
+    TAIL=60 step opencl_bench "${OPENCL_TIMEOUT:-300}" opencl_bench --algs "${OPENCL_ALGS:-aes-128-ctr,chacha20}" \
+      --json "$R/opencl.json"
+    ;;
   compare)  # the previous build's GPU benchmarks and this build's, in turns on the same GPU
-            # (pack_device.sh's OLD=build-folder packs the previous build under old/)
-    if [ -f "$B/old.tar.xz" ]; then
-      mkdir -p "$B/old" && tar -C "$B/old" -xJf "$B/old.tar.xz"
+            # (pack_device.sh's OLD=build-folder packs the previous build under old/bin)
+    if [ -x "$B/old/bin/gpu_bench" ]; then
       for turn in $(seq "${COMPARE_TURNS:-2}"); do
         step "gpu_bench_old_$turn" 200 "$B/old/bin/gpu_bench" --no-openssl --json "$R/gpu_aes_old_$turn.json"
         step "gpu_bench_new_$turn" 200 gpu_bench --no-openssl --json "$R/gpu_aes_new_$turn.json"

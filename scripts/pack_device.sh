@@ -27,18 +27,18 @@ for lib in libcrypto.so.3 libssl.so.3 libOpenCL.so.1 libfmt.so.9 libargon2.so.1;
   [ -n "$p" ] && cp -L "$p" "$dst/lib/"
 done
 cp "$(command -v openssl)" "$dst/bin/openssl"
+# OLD=<build folder>: that build's GPU benchmarks too, under old/bin (device_run.sh
+# compare, blocks-old), in the same archive: their GPU code is mostly the new build's.
+if [ -n "${OLD:-}" ]; then
+  mkdir -p "$dst/old/bin"
+  for n in gpu_bench gpu_stream_bench block_bench; do [ -x "$OLD/bench/$n" ] && cp "$OLD/bench/$n" "$dst/old/bin/"; done
+  strip "$dst"/old/bin/* 2>/dev/null || true
+fi
 # Every binary holds the same GPU code: compressed together with xz's 64 MiB window
 # (-9), each copy after the first costs little (3 programs: 57 MB at the default -6,
 # 21 MB at -9), so they fit the tool's 64 MiB; scripts/device_run.sh unpacks them.
-XZ_OPT=-9 tar -C "$dst" -cJf "$dst.tar.xz" bin lib
+XZ_OPT=-9 tar -C "$dst" -cJf "$dst.tar.xz" bin lib $( [ -d "$dst/old" ] && echo old )
 rm -rf "$dst" && mkdir -p "$dst" && mv "$dst.tar.xz" "$dst/"
-# OLD=<build folder>: that build's GPU benchmarks too, under old/ (device_run.sh compare).
-if [ -n "${OLD:-}" ]; then
-  mkdir -p "$dst/old/bin"
-  for n in gpu_bench gpu_stream_bench; do [ -x "$OLD/bench/$n" ] && cp "$OLD/bench/$n" "$dst/old/bin/"; done
-  strip "$dst"/old/bin/* 2>/dev/null || true
-  XZ_OPT=-9 tar -C "$dst/old" -cJf "$dst/old.tar.xz" bin && rm -rf "$dst/old"
-fi
 # The source folder the binaries were built from: they find tests/vectors there.
 (cd "$build" && sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' CMakeCache.txt) > "$dst/srcdir"
 # Scripts and the vector files the conformance suite reads live in the tree itself.

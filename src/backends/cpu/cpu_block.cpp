@@ -39,6 +39,22 @@ EVP_CIPHER* EvpBlockCiphers::fetch_legacy(const char* name) {
     return legacy_ctx_ ? EVP_CIPHER_fetch(legacy_ctx_, name, nullptr) : nullptr;
 }
 
+namespace {
+
+// Whether libcrypto's cipher takes keys of lo and hi bytes. Asked of a context: OpenSSL
+// 3.0's provider ciphers do not report EVP_CIPH_VARIABLE_LENGTH in their flags.
+bool takes_key_lengths(const EVP_CIPHER* c, size_t lo, size_t hi) {
+    EVP_CIPHER_CTX* x = EVP_CIPHER_CTX_new();
+    bool ok = x && EVP_CipherInit_ex2(x, c, nullptr, nullptr, 1, nullptr) == 1;
+    for (size_t len : {lo, hi})
+        ok = ok && EVP_CIPHER_CTX_set_key_length(x, static_cast<int>(len)) == 1 &&
+             EVP_CIPHER_CTX_get_key_length(x) == static_cast<int>(len);
+    EVP_CIPHER_CTX_free(x);
+    return ok;
+}
+
+}  // namespace
+
 void EvpBlockCiphers::load() {
     for (size_t i = 0; const Algorithm* a = algorithm_at(i); ++i) {
         if (a->cipher != Cipher::Block || !a->openssl_name || !a->block) continue;
@@ -56,7 +72,7 @@ void EvpBlockCiphers::load() {
         // A row with a range of key lengths needs a cipher that takes them (set per key).
         const bool variable = key_max_bytes(*a) != key_min_bytes(*a);
         if (static_cast<size_t>(EVP_CIPHER_get_key_length(c)) != a->key_size ||
-            (variable && !(EVP_CIPHER_get_flags(c) & EVP_CIPH_VARIABLE_LENGTH)) ||
+            (variable && !takes_key_lengths(c, key_min_bytes(*a), key_max_bytes(*a))) ||
             (a->mode != Mode::CTR && a->mode != Mode::GCM &&
              static_cast<unsigned>(EVP_CIPHER_get_block_size(c)) != a->block->block_bytes)) {
             EVP_CIPHER_free(c);

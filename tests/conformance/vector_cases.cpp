@@ -73,6 +73,27 @@ bool has_flag(const std::string& flags, const std::string& f) {
 
 std::string aes_bits(size_t key_bytes) { return std::to_string(key_bytes * 8); }
 
+// The key length of a record against the catalogue's row: a cipher of one key size
+// must match it (the file and the catalogue disagree otherwise: a harness error); a
+// cipher of variable key length (Blowfish, CAST5) skips a length outside its range.
+void check_key_length(const Record& r, Case& c, const bc_algorithm_info& info) {
+    const size_t len = c.key.size();
+    if (info.key_size_min == info.key_size_max) {
+        expect_eq(r, "key bytes of " + c.alg, len, info.key_size);
+    } else if (len < info.key_size_min || len > info.key_size_max) {
+        c.skip = "a " + std::to_string(len) + "-byte key: " + c.alg + " takes " + std::to_string(info.key_size_min) +
+                 " to " + std::to_string(info.key_size_max) + " bytes";
+    }
+}
+
+// Botan's and pyca's names of ciphers the catalogue spells otherwise ("" for the
+// rest); the 128 of CAST-128 is the block cipher's name, not a key size.
+std::string catalogue_cipher(const std::string& name) {
+    if (name == "Blowfish" || name == "blowfish") return "bf";
+    if (name == "CAST-128" || name == "cast5") return "cast5";
+    return "";
+}
+
 // ---- Wycheproof ------------------------------------------------------------------------------
 
 std::vector<Case> wycheproof_aead(const std::vector<Record>& recs, const std::string& rel) {
@@ -186,7 +207,9 @@ std::string botan_id(const Record& r) { return r.where() + " [" + r.section() + 
 
 // block/<cipher>.vec: sections "[<Cipher>-<bits>]" (AES-128, Camellia-256), plain
 // ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb". A cipher
-// with one key size has a section "[<Cipher>]" (SEED) and the name "<cipher>-ecb".
+// with one key size has a section "[<Cipher>]" (SEED) and the name "<cipher>-ecb";
+// so do those of variable key length, under the catalogue's own spelling where it
+// differs ([Blowfish] -> bf-ecb, [CAST-128] -> cast5-ecb).
 std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex sec(R"(^([A-Za-z][A-Za-z0-9]*)-(128|192|256)$)");
@@ -200,7 +223,13 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
         c.ct = r.hex("Out");
         std::smatch m;
         bc_algorithm_info info;
-        if (std::regex_match(r.section(), m, sec)) {
+        const std::string renamed = catalogue_cipher(r.section());
+        if (!renamed.empty()) {
+            c.alg = renamed + "-ecb";
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
+                c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
+            else check_key_length(r, c, info);
+        } else if (std::regex_match(r.section(), m, sec)) {
             c.alg = lower(m[1].str()) + "-" + m[2].str() + "-ecb";
             expect_eq(r, "key bits of section " + r.section(), c.key.size() * 8, std::stoul(m[2].str()));
             if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
@@ -209,7 +238,7 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
             c.alg = lower(m[1].str()) + "-ecb";
             if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
                 c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
-            else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
+            else check_key_length(r, c, info);
         } else {
             c.alg = r.section();
             c.skip = "section [" + r.section() + "] is not a '<cipher>-<key bits>' block cipher section";
@@ -223,8 +252,10 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
 std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     // AES and ARIA sections ("[ARIA-256/CBC/NoPadding]"): the catalogue name is
-    // "<cipher>-<bits>-cbc".
+    // "<cipher>-<bits>-cbc". Blowfish and CAST-128: "bf-cbc", "cast5-cbc", the key
+    // length from the key.
     static const std::regex sec(R"(^(AES|ARIA)-(128|192|256)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
+    static const std::regex named(R"(^(Blowfish|CAST-128)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + base_name(rel);
@@ -234,14 +265,23 @@ std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& 
         c.pt = r.hex("In");
         c.ct = r.hex("Out");
         std::smatch m;
+        std::string padding;
+        bc_algorithm_info info;
         if (std::regex_match(r.section(), m, sec)) {
             c.alg = lower(m[1].str()) + "-" + m[2].str() + "-cbc";
-            if (m[3] == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
-            else if (m[3] != "NoPadding") c.skip = "CBC padding '" + m[3].str() + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
+            padding = m[3].str();
+        } else if (std::regex_match(r.section(), m, named)) {
+            c.alg = catalogue_cipher(m[1].str()) + "-cbc";
+            padding = m[2].str();
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
+            else check_key_length(r, c, info);
         } else {
             c.alg = r.section().substr(0, r.section().find('/'));
-            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES or ARIA families";
+            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES, ARIA, Blowfish or CAST5 families";
         }
+        if (padding == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
+        else if (!padding.empty() && padding != "NoPadding" && c.skip.empty())
+            c.skip = "CBC padding '" + padding + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
         r.check_all_read();
         out.push_back(c);
     }
@@ -281,9 +321,29 @@ std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& 
             if (m[2].matched && m[2].str() != "16")
                 c.skip = "CTR-BE(X," + m[2].str() + "): a " + m[2].str() +
                          "-byte counter that wraps within the block; bulkcrypt's CTR counts over the full 16-byte block";
+        } else if (!catalogue_cipher(cipher).empty()) {
+            // 64-bit block ciphers (Blowfish): the whole 8-byte block counts.
+            c.alg = catalogue_cipher(cipher) + "-ctr";
+            bc_algorithm_info info;
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) {
+                c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
+            } else {
+                const size_t bb = info.block_size;
+                if (c.iv.size() > bb) harness_error(r.where(), "nonce longer than the block");
+                c.iv = pad_right(c.iv, bb);
+                if (counter_wraps(be128(c.iv), static_cast<unsigned>(8 * bb), c.offset, c.pt.size(),
+                                  static_cast<unsigned>(bb))) {
+                    c.expect = Expect::CounterOverflow;
+                    c.id += kWrapNote;
+                }
+                check_key_length(r, c, info);
+                if (m[2].matched && std::stoul(m[2].str()) != bb)
+                    c.skip = "CTR-BE(X," + m[2].str() + "): a counter narrower than the " + std::to_string(bb) +
+                             "-byte block; bulkcrypt's CTR counts over the whole block";
+            }
         } else {
             c.alg = cipher;
-            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES or ARIA families";
+            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES, ARIA, Blowfish or CAST5 families";
         }
         r.check_all_read();
         out.push_back(c);
@@ -506,13 +566,15 @@ std::vector<Case> pyca_ctr(const std::vector<Record>& recs, const std::string& r
     return out;
 }
 
-// pyca's block-cipher files in NIST layout (SEED/rfc-4269.txt, SEED/rfc-4196.txt): the
-// cipher is the folder's name; records with an IV are CBC without padding, the others
-// ECB; [ENCRYPT] records, run in both directions.
+// pyca's block-cipher files in NIST layout (SEED/rfc-4269.txt, SEED/rfc-4196.txt,
+// Blowfish/bf-ecb.txt, CAST5/cast5-ecb.txt): the cipher is the folder's name (Blowfish:
+// bf); records with an IV are CBC without padding, the others ECB; [ENCRYPT] records,
+// run in both directions.
 std::vector<Case> pyca_block(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     const std::string dir = rel.substr(0, rel.rfind('/'));
-    const std::string cipher = lower(base_name(dir));
+    const std::string folder = lower(base_name(dir));
+    const std::string cipher = catalogue_cipher(folder).empty() ? folder : catalogue_cipher(folder);
     for (Record r : recs) {
         Case c;
         c.source = "pyca " + base_name(rel);
@@ -526,7 +588,7 @@ std::vector<Case> pyca_block(const std::vector<Record>& recs, const std::string&
         if (r.section() != "ENCRYPT") harness_error(r.where(), "section [" + r.section() + "]");
         bc_algorithm_info info;
         if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
-        else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
+        else check_key_length(r, c, info);
         r.check_all_read();
         out.push_back(c);
     }
@@ -927,6 +989,8 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kBotan) + "block/aes.vec", 1353, "botan"},
         {std::string(kBotan) + "block/camellia.vec", 17, "botan"},
         {std::string(kBotan) + "block/seed.vec", 5, "botan"},
+        {std::string(kBotan) + "block/blowfish.vec", 80, "botan"},
+        {std::string(kBotan) + "block/cast128.vec", 48, "botan"},
         {std::string(kBotan) + "modes/cbc.vec", 329, "botan"},
         {std::string(kBotan) + "modes/ctr.vec", 2, "botan"},
         {std::string(kBotan) + "stream/ctr.vec", 821, "botan"},
@@ -951,6 +1015,10 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kPyca) + "SEED/rfc-4269.txt", 4, "nist"},
         {std::string(kPyca) + "SEED/rfc-4196.txt", 2, "nist"},
         {std::string(kOpenssl) + "evpciph_seed.txt", 50, "evp"},
+        {std::string(kPyca) + "Blowfish/bf-ecb.txt", 55, "nist"},
+        {std::string(kPyca) + "CAST5/cast5-ecb.txt", 3, "nist"},
+        {std::string(kOpenssl) + "evpciph_bf.txt", 8, "evp"},
+        {std::string(kOpenssl) + "evpciph_cast5.txt", 63, "evp"},
         {std::string(kOpenssl) + "evpciph_aes_common.txt", 299, "evp"},
         {std::string(kOpenssl) + "evpciph_sm4.txt", 14, "evp"},
         {std::string(kOpenssl) + "evpciph_aria.txt", 33, "evp"},
@@ -1014,7 +1082,9 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
     if (fmt == "nist") {
         if (name.rfind("XTSGen", 0) == 0) return nist_xts(recs, rel);
         if (name.find("-ctr.txt") != std::string::npos) return pyca_ctr(recs, rel);
-        if (rel.find("/SEED/") != std::string::npos) return pyca_block(recs, rel);
+        if (rel.find("/SEED/") != std::string::npos || rel.find("/Blowfish/") != std::string::npos ||
+            rel.find("/CAST5/") != std::string::npos)
+            return pyca_block(recs, rel);
         if (name == "openssl.txt") return pyca_chachapoly(recs, rel);
         return pyca_chacha(recs, rel, rel.rfind(kPyca2, 0) == 0);
     }

@@ -207,7 +207,7 @@ std::string botan_id(const Record& r) { return r.where() + " [" + r.section() + 
 
 // block/<cipher>.vec: sections "[<Cipher>-<bits>]" (AES-128, Camellia-256), plain
 // ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb". A cipher
-// with one key size has a section "[<Cipher>]" (SEED) and the name "<cipher>-ecb";
+// with one key size has a section "[<Cipher>]" (SEED, MISTY1) and the name "<cipher>-ecb";
 // so do those of variable key length, under the catalogue's own spelling where it
 // differs ([Blowfish] -> bf-ecb, [CAST-128] -> cast5-ecb).
 std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::string& rel) {
@@ -991,6 +991,7 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kBotan) + "block/seed.vec", 5, "botan"},
         {std::string(kBotan) + "block/blowfish.vec", 80, "botan"},
         {std::string(kBotan) + "block/cast128.vec", 48, "botan"},
+        {std::string(kBotan) + "block/misty.vec", 31, "botan"},
         {std::string(kBotan) + "modes/cbc.vec", 329, "botan"},
         {std::string(kBotan) + "modes/ctr.vec", 2, "botan"},
         {std::string(kBotan) + "stream/ctr.vec", 821, "botan"},

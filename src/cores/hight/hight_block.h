@@ -27,8 +27,8 @@
  *     a byte over 32 rounds;
  *   - one bit of 32 blocks a word (bitsliced, this file): a byte rotation is a renaming,
  *     F0 and F1 are one XOR3 an output bit, a byte addition a ripple-carry adder of 15
- *     3-input functions for 32 additions, and the transposition costs 896 ops a batch
- *     (19 ops a byte in all, below).
+ *     3-input functions for 32 additions, and the transposition costs 1,024 ops a
+ *     batch (20 ops a byte in all, below).
  * State: 64 words, s[8p + b] = bit b of byte p (bit j of each word = block j): the two
  * 32x32 transpositions of bc_aes_bs_transpose32 give exactly this order. The round's
  * byte rotation (X_{i+1,j} = X_{i,j-1} for odd j; the even ones are new) is a renaming:
@@ -47,12 +47,15 @@
  *   X + (F1 ^ SK): F1 ^ SK 16 (XOR3, XOR); adder bit 0 2, bits 1..6 2 each, bit 7 1 -> 31
  *   round: 2 x 30 + 2 x 31 = 122; 32 rounds 3,904
  *   whitening in and out: 2 x (2 additions of a key byte x 15 + 2 XORs x 8) = 92
- *   transposition in and out: 4 x bc_aes_bs_transpose32 = 4 x (32 PRMT + 96 LOP3 +
- *          96 IMAD on the multiply pipe) = 896
- *   HIGHT: 3,904 + 92 + 896 = 4,892 ops / 256 bytes = 19.1 ops/byte
- *          -> ceiling 16.7e12 / 19.1 = 874 GB/s on an H100 (16.7 T 32-bit logic ops/s);
- *          the IMADs run on another pipe, so the logic pipe alone sees 17.6 (949 GB/s).
+ *   transposition in and out: 4 x bc_aes_bs_transpose32 = 4 x (64 PRMT + 96 LOP3 +
+ *          96 IMAD on the multiply pipe) = 1,024
+ *   HIGHT: 3,904 + 92 + 1,024 = 5,020 ops / 256 bytes = 19.6 ops/byte
+ *          -> ceiling 16.7e12 / 19.6 = 852 GB/s on an H100 (16.7 T 32-bit logic ops/s);
+ *          the IMADs run on another pipe, so the logic pipe alone sees 18.1 (922 GB/s).
  *   Not counted: 32 mask loads a round from ks (LDG, another pipe), the mode's work.
+ * sm_90 (nvcc 13.0, a kernel holding w in registers, each direction): 96 registers, no
+ * spills; its SASS has 1,452 LOP3 (an 8-round pass 976, the whitening 92, the
+ * transpositions 384), 256 PRMT and 384 IMAD, as counted above.
  * Not yet measured on a GPU.
  *
  * Key address space: BC_HIGHT_KS_SPACE (default BC_GLOBAL); a backend that stages the

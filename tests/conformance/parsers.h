@@ -53,6 +53,17 @@ std::vector<Record> parse_estream(const std::string& rel);
 // "K No.nnn". "#" lines are comments.
 std::vector<Record> parse_ntt(const std::string& rel);
 
+// The PRESENT designers' command-line tool's verbose output ("PRESENT Commandline Tool
+// v2.1", one run a file): the starting values, the key schedule's trace, the round
+// trace and the result. One record a file, with attributes direction ("encryption" or
+// "decryption", from its "Starting ..." line), key (hex, the register as printed
+// without its space), key bits (80 or 128), input (the "Plaintext:" or "Ciphertext:"
+// starting value), given (the "Given Plaintext:" or "Given Ciphertext:" value the
+// run starts from) and result (its "Resulting ...:" value). Trace lines (subkeys,
+// per-round values) are checked for their form only; tests/unit/test_present_core.cpp
+// reads the subkeys. Any other line is a harness error.
+std::vector<Record> parse_present_trace(const std::string& rel);
+
 // OpenSSL's evp_test cipher files (test/recipes/30-test_evp_data/evpciph_*.txt):
 // stanzas of "Keyword = value" lines ended by a blank line, "#" comments. Every
 // stanza holding "Cipher = NAME" is one record with all its attributes under

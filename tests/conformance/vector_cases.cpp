@@ -15,6 +15,7 @@ const char* kBotan = "botan/src/tests/data/";
 const char* kPyca = "pyca-cryptography/ciphers/";
 const char* kPyca2 = "pyca-cryptography-2b46371/ciphers/";
 const char* kOpenssl = "openssl/test/recipes/30-test_evp_data/";
+const char* kPresent = "tinycrypt/block/present/ref/present/testvecs/";
 
 std::string base_name(const std::string& rel) {
     size_t s = rel.rfind('/');
@@ -721,6 +722,83 @@ std::vector<Case> cryptopp_salsa(const std::vector<Record>& recs, const std::str
     return out;
 }
 
+// Crypto++'s hight.txt (KISA's reference ECB, CBC and CTR): Name "HIGHT/<mode>" is
+// the catalogue's "hight-<mode>". Keys and blocks are KISA's byte arrays, as
+// bulkcrypt's. CTR's IV is the whole initial counter block, incremented as one 64-bit
+// big-endian number: bulkcrypt's CTR for an 8-byte block.
+std::vector<Case> cryptopp_hight(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex name_re(R"(^HIGHT/(ECB|CBC|CTR)$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "cryptopp " + base_name(rel);
+        if (r.str("AlgorithmType") != "SymmetricCipher") harness_error(r.where(), "AlgorithmType is not SymmetricCipher");
+        const std::string name = r.str("Name");
+        if (r.has("Source")) r.str("Source");   // provenance only
+        const std::string comment = r.has("Comment") ? r.str("Comment") : "";
+        const std::string test = r.str("Test");
+        c.id = r.where() + " [" + name + (comment.empty() ? "" : ", " + comment) + ", Test: " + test +
+               (r.note().empty() ? "" : "; " + r.note()) + "]";
+        c.key = r.hex("Key");
+        c.pt = r.hex("Plaintext");
+        c.ct = r.hex("Ciphertext");
+        std::smatch m;
+        if (!std::regex_match(name, m, name_re)) {
+            harness_error(r.where(), "unknown Name: " + name);
+            continue;
+        }
+        const std::string mode = lower(m[1].str());
+        c.alg = "hight-" + mode;
+        if (mode != "ecb") {
+            c.iv = r.hex("IV");
+            expect_eq(r, "IV bytes", c.iv.size(), 8);
+        }
+        if (test != "Encrypt") harness_error(r.where(), "unknown Test: " + test);
+        expect_eq(r, "key bytes", c.key.size(), 16);
+        if (mode == "ctr" && counter_wraps(be128(c.iv), 64, 0, c.pt.size(), 8)) {
+            c.expect = Expect::CounterOverflow;
+            c.id += kWrapNote;
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// ---- PRESENT reference-tool traces -----------------------------------------------------------
+
+// One run of the designers' tool a file: "present<key bits>-ecb" over one block, in the
+// direction the file ran (the suite checks both directions of each pair). Hex is
+// big-endian, the state's and the key register's most significant bits first, which
+// is bulkcrypt's byte order for PRESENT.
+std::vector<Case> present_trace(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "tinycrypt present traces";
+        c.id = r.where() + " [" + base_name(rel) + "]";
+        const std::string direction = r.str("direction");
+        const uint64_t bits = r.u64("key bits");
+        c.key = r.hex("key");
+        const Bytes input = r.hex("input"), given = r.hex("given"), result = r.hex("result");
+        if (given != input) harness_error(r.where(), "the run starts from another block than its starting value");
+        expect_eq(r, "key bits", c.key.size() * 8, bits);
+        c.alg = "present" + std::to_string(bits) + "-ecb";
+        if (direction == "encryption") {
+            c.pt = input;
+            c.ct = result;
+        } else if (direction == "decryption") {
+            c.ct = input;
+            c.pt = result;
+        } else {
+            harness_error(r.where(), "direction " + direction);
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
 std::vector<Case> estream_salsa(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex slice(R"(^stream\[(\d+)\.\.(\d+)\]$)");
@@ -1028,6 +1106,28 @@ const std::vector<VectorFile>& vector_files() {
         {"clefia/rfc6114.txt", 3, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
         {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
+        {"cryptopp/TestVectors/hight.txt", 75, "cryptopp"},
+        // The CHES 2006 paper's four HIGHT blocks and two single-source PRESENT-128
+        // blocks, written as evp_test stanzas (no data file of them is published; see
+        // tests/vectors/README.md).
+        {"hight/ches2006.txt", 4, "evp"},
+        {"present/present128-extra.txt", 2, "evp"},
+        {std::string(kPresent) + "e80-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e80-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e80-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e80-kff_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-kff_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-kff_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-kff_tff.txt", 1, "present-trace"},
     };
     return files;
 }
@@ -1057,6 +1157,8 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
         recs = parse_ntt(rel);
     } else if (fmt == "evp") {
         recs = parse_evp(rel);
+    } else if (fmt == "present-trace") {
+        recs = parse_present_trace(rel);
     } else {
         recs = parse_estream(rel);
     }
@@ -1091,7 +1193,8 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
     }
     if (fmt == "ntt") return ntt_ecb(recs, rel);
     if (fmt == "evp") return openssl_evp(recs, rel);
-    if (fmt == "cryptopp") return cryptopp_salsa(recs, rel);
+    if (fmt == "present-trace") return present_trace(recs, rel);
+    if (fmt == "cryptopp") return name == "hight.txt" ? cryptopp_hight(recs, rel) : cryptopp_salsa(recs, rel);
     return estream_salsa(recs, rel);
 }
 

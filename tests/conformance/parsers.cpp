@@ -650,4 +650,54 @@ std::vector<Record> parse_evp(const std::string& rel) {
     return out;
 }
 
+std::vector<Record> parse_nessie(const std::string& rel) {
+    std::vector<Record> out;
+    std::vector<std::string> lines;
+    if (!load_lines(rel, &lines)) return out;
+    static const std::regex set_re(R"(^Set (\d+), vector#\s*(\d+):$)");
+    static const std::regex size_re(R"(^(Key|Block) size: (\d+) bits$)");
+    static const std::regex tv_re(R"(^Test vectors -- set \d+$)");
+    static const std::regex field_re(R"(^([A-Za-z][A-Za-z0-9 ]*?)\s*=\s*([0-9A-Fa-f]+)$)");
+    std::string primitive, keysize, blocksize;
+    Record cur;
+    bool open = false;
+    auto close = [&]() {
+        if (open) out.push_back(cur);
+        open = false;
+    };
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string t = trim(lines[i]);
+        const int lineno = static_cast<int>(i + 1);
+        std::smatch m;
+        if (t.empty()) continue;
+        if (t[0] == '*' || t.find_first_not_of('=') == std::string::npos) continue;   // banners, rules
+        if (std::regex_match(t, m, set_re)) {
+            close();
+            cur = Record(rel, lineno, "Set " + m[1].str() + ", vector# " + m[2].str());
+            open = true;
+            cur.set("header.primitive", primitive, lineno);
+            cur.set("header.keysize", keysize, lineno);
+            cur.set("header.blocksize", blocksize, lineno);
+        } else if (std::regex_match(t, m, field_re)) {
+            if (!open) {
+                harness_error(at(rel, i), "attribute outside a vector");
+                continue;
+            }
+            cur.set(m[1].str(), m[2].str(), lineno);
+        } else if (std::regex_match(t, m, size_re)) {
+            close();
+            (m[1].str() == "Key" ? keysize : blocksize) = m[2].str();
+        } else if (std::regex_match(t, tv_re) || t == "End of test vectors") {
+            close();
+        } else if (starts_with(t, "Primitive Name:")) {
+            close();
+            primitive = trim(t.substr(15));
+        } else {
+            harness_error(at(rel, i), "unrecognised line '" + t.substr(0, 60) + "'");
+        }
+    }
+    close();
+    return out;
+}
+
 }  // namespace conf

@@ -46,6 +46,13 @@ std::vector<Record> parse_cryptopp(const std::string& rel);
 // section() is "Set s, vector# n".
 std::vector<Record> parse_estream(const std::string& rel);
 
+// NESSIE block-cipher test vectors (DES's, as tinycrypt keeps them): a header of
+// "Primitive Name:", "Key size: n bits" and "Block size: n bits" lines, then one record
+// per "Set s, vector# n:" with its "name=hex" lines (key, plain, cipher, decrypted or
+// encrypted, "Iterated 100 times", "Iterated 1000 times") and header.primitive,
+// header.keysize and header.blocksize (bits). section() is "Set s, vector# n".
+std::vector<Record> parse_nessie(const std::string& rel);
+
 // NTT's Camellia test file (t_camelia.txt, as pyca ships it): "K No.nnn : hex"
 // sets the key for the pairs that follow; each "P No.nnn : hex" line and the
 // "C No.nnn : hex" line with the same number make one record with attributes

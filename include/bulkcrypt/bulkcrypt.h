@@ -107,7 +107,10 @@ typedef enum bc_kind {
 typedef struct bc_algorithm_info {
     const char *name;           /* OpenSSL's spelling, e.g. "aes-256-gcm" */
     bc_kind kind;
-    size_t key_size;            /* bytes; for XTS both keys together */
+    size_t key_size;            /* bytes; for XTS both keys together. A cipher of variable
+                                   key length (Blowfish, CAST5): its default length */
+    size_t key_size_min, key_size_max;  /* the key lengths bc_key_create takes: key_size
+                                   alone for most algorithms, a range for those */
     size_t iv_size;             /* default IV / nonce / tweak length; 0 = none (ECB) */
     size_t iv_size_min, iv_size_max;
     size_t tag_size;            /* default tag length; 0 for non-AEAD */
@@ -123,7 +126,8 @@ typedef struct bc_algorithm_info {
 BC_API bc_status bc_algorithm_query(const char *name, bc_algorithm_info *info);
 /* The i-th algorithm of the catalogue, NULL past the end: for listing. */
 BC_API const char *bc_algorithm_name(size_t index);
-/* Sizes as functions, for bindings; 0 for an unknown name. */
+/* Sizes as functions, for bindings; 0 for an unknown name. bc_key_size is the default
+ * key length (bc_algorithm_info's key_size_min and key_size_max give the range). */
 BC_API size_t bc_key_size(const char *algorithm);
 BC_API size_t bc_iv_size(const char *algorithm);
 BC_API size_t bc_tag_size(const char *algorithm);
@@ -199,7 +203,8 @@ BC_API size_t bc_context_cpu_threshold(const bc_context *ctx);
 typedef struct bc_key bc_key;
 
 /* Expands the key once and uploads it to the context's device. The caller's key
- * bytes are copied; the caller may wipe its copy afterwards. */
+ * bytes are copied; the caller may wipe its copy afterwards. key_len must lie in the
+ * algorithm's [key_size_min, key_size_max] (BC_ERR_KEY_SIZE otherwise). */
 BC_API BC_MUST_CHECK bc_status bc_key_create(bc_context *ctx, const char *algorithm,
                                              const uint8_t *key, size_t key_len,
                                              bc_key **out);

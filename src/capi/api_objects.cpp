@@ -66,9 +66,21 @@ bc_status bc_algorithm_query(const char* name, bc_algorithm_info* info) {
         if (!name || !info) return Status(BC_ERR_NULL_POINTER, "name and info are required");
         const Algorithm* a = find_algorithm(name);
         if (!a) return Status(BC_ERR_UNKNOWN_ALGORITHM, std::string("unknown algorithm '") + name + "'");
-        *info = bc_algorithm_info{a->name,    a->kind,    a->key_size, a->iv_size,    a->iv_min,
-                                  a->iv_max,  a->tag_size, a->tag_min, a->tag_max,    a->block_size,
-                                  a->max_message};
+        bc_algorithm_info i{};
+        i.name = a->name;
+        i.kind = a->kind;
+        i.key_size = a->key_size;
+        i.key_size_min = key_min_bytes(*a);
+        i.key_size_max = key_max_bytes(*a);
+        i.iv_size = a->iv_size;
+        i.iv_size_min = a->iv_min;
+        i.iv_size_max = a->iv_max;
+        i.tag_size = a->tag_size;
+        i.tag_size_min = a->tag_min;
+        i.tag_size_max = a->tag_max;
+        i.block_size = a->block_size;
+        i.max_message_size = a->max_message;
+        *info = i;
         return Status::ok();
     });
 }
@@ -238,9 +250,12 @@ namespace bc {
 
 Status key_create(bc_context* ctx, const Algorithm* alg, const uint8_t* key, size_t key_len, bc_key** out) {
     *out = nullptr;
-    if (key_len != alg->key_size)
-        return Status(BC_ERR_KEY_SIZE, std::string(alg->name) + " takes a " + std::to_string(alg->key_size) +
-                                           "-byte key, not " + std::to_string(key_len));
+    if (!key_length_ok(*alg, key_len)) {
+        const size_t lo = key_min_bytes(*alg), hi = key_max_bytes(*alg);
+        const std::string takes = lo == hi ? "a " + std::to_string(lo) + "-byte key"
+                                           : "a key of " + std::to_string(lo) + " to " + std::to_string(hi) + " bytes";
+        return Status(BC_ERR_KEY_SIZE, std::string(alg->name) + " takes " + takes + ", not " + std::to_string(key_len));
+    }
     if (!ctx->backend->supports(*alg))
         return Status(BC_ERR_NOT_SUPPORTED, std::string(alg->name) + " is not available on the " +
                                                 ctx->backend->name() + " backend");

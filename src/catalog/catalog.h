@@ -50,7 +50,18 @@ struct Algorithm {
     int rounds;             // cipher rounds where the family has variants (Salsa20/8/12/20)
     const char* openssl_name;  // the EVP cipher name, nullptr when OpenSSL lacks it
     const BlockCipher* block;  // the block cipher under a block mode, nullptr for stream ciphers
+    // A cipher of variable key length (Blowfish, CAST5): the shortest and longest key
+    // it takes, key_size being the default. Both 0 (rows leave these last two columns
+    // out) when key_size is the only length.
+    size_t key_min = 0, key_max = 0;
 };
+
+// The key lengths a row takes: [key_min_bytes, key_max_bytes], key_size alone for most.
+inline size_t key_min_bytes(const Algorithm& a) { return a.key_max ? a.key_min : a.key_size; }
+inline size_t key_max_bytes(const Algorithm& a) { return a.key_max ? a.key_max : a.key_size; }
+inline bool key_length_ok(const Algorithm& a, size_t len) {
+    return len >= key_min_bytes(a) && len <= key_max_bytes(a);
+}
 
 // Case-insensitive lookup; nullptr when unknown.
 const Algorithm* find_algorithm(const char* name);

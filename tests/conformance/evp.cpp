@@ -71,8 +71,18 @@ bool evp_cipher(const std::string& name, bool encrypt, const Bytes& key, const B
         *err = ossl_error("EVP_CIPHER_fetch(" + name + ")");
         return false;
     }
-    if (EVP_CipherInit_ex2(ctx.get(), cipher.get(), key.data(), iv.empty() ? nullptr : iv.data(), encrypt ? 1 : 0,
-                           nullptr) != 1) {
+    // A key of another length than the cipher's default (Blowfish, CAST5 take a range):
+    // OpenSSL must be told the length before the key, or it reads only its default.
+    const int klen = static_cast<int>(key.size());
+    const bool set_len = klen != EVP_CIPHER_get_key_length(cipher.get());
+    if (set_len &&
+        (EVP_CipherInit_ex2(ctx.get(), cipher.get(), nullptr, nullptr, encrypt ? 1 : 0, nullptr) != 1 ||
+         EVP_CIPHER_CTX_set_key_length(ctx.get(), klen) != 1)) {
+        *err = ossl_error("EVP_CIPHER_CTX_set_key_length(" + name + ", " + std::to_string(klen) + ")");
+        return false;
+    }
+    if (EVP_CipherInit_ex2(ctx.get(), set_len ? nullptr : cipher.get(), key.data(), iv.empty() ? nullptr : iv.data(),
+                           encrypt ? 1 : 0, nullptr) != 1) {
         *err = ossl_error("EVP_CipherInit_ex2(" + name + ")");
         return false;
     }

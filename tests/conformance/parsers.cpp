@@ -535,6 +535,55 @@ std::vector<Record> parse_ntt(const std::string& rel) {
     return out;
 }
 
+// ---- PRESENT reference-tool traces -----------------------------------------------------------
+
+std::vector<Record> parse_present_trace(const std::string& rel) {
+    std::vector<Record> out;
+    std::vector<std::string> lines;
+    if (!load_lines(rel, &lines)) return out;
+    // "Name: hex" lines that carry the run's values, and the trace's own lines.
+    static const std::regex key_re(R"(^Given Key \((80|128)bit\): ([0-9a-f]{16}) ([0-9a-f]{4}|[0-9a-f]{16})$)");
+    static const std::regex value_re(R"(^(Plaintext|Ciphertext|Given Plaintext|Given Ciphertext|Resulting Cipher|Resulting Plaintext): ([0-9a-f]{16})$)");
+    static const std::regex trace_re(
+        R"(^(Input: [0-9a-f]{16} [0-9a-f]+|Subkey Round \d+: >>[0-9a-f]{16}<<|Subkey Round \d+ \(after Salt\): >>[0-9a-f]{16}<< [0-9a-f]+|\.\.\.after (Shift|S-Box): [0-9a-f]{16} [0-9a-f]+|Round \d+|Final Round|Subkey: [0-9a-f]{16}|Text after\.\.\.|\.\.\.Key-Xor: [0-9a-f]{16}|\.\.\.\.\.(S|P)-Box: [0-9a-f]{16}|Text: [0-9a-f]{16})$)");
+    static const std::regex banner_re(
+        R"(^(-+|\*+|PRESENT Commandline Tool v2\.1|Thomas Siebert, thomas\.siebert@rub\.de|Starting values|Verbose output of PRESENT-(Key-Schedule|encryption|decryption)|End of verbose output)$)");
+    Record r(rel, 1, "");
+    std::string direction;
+    bool have_key = false;
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string t = trim(lines[i]);
+        const int lineno = static_cast<int>(i + 1);
+        std::smatch m;
+        if (t.empty() || std::regex_match(t, banner_re) || std::regex_match(t, trace_re)) continue;
+        if (std::regex_match(t, m, key_re)) {
+            if (have_key) harness_error(at(rel, i), "a second key");
+            r.set("key", m[2].str() + m[3].str(), lineno);
+            r.set("key bits", m[1].str(), lineno);
+            have_key = true;
+        } else if (std::regex_match(t, m, value_re)) {
+            const std::string name = m[1].str();
+            const std::string attr = starts_with(name, "Given") ? "given" : starts_with(name, "Resulting") ? "result" : "input";
+            r.set(attr, m[2].str(), lineno);
+            const std::string word = attr == "input" ? name : name.substr(name.find(' ') + 1);
+            // The run's direction fixes which block each line names.
+            const bool enc_word = attr == "result" ? word == "Cipher" : word == "Plaintext";
+            if (!direction.empty() && enc_word != (direction == "encryption"))
+                harness_error(at(rel, i), "'" + name + "' in a run of " + direction);
+            if (attr == "input") r.set_locator(rel + ":" + std::to_string(lineno));
+        } else if (t == "Starting encryption..." || t == "Starting decryption...") {
+            if (!direction.empty()) harness_error(at(rel, i), "a second 'Starting ...' line");
+            direction = t == "Starting encryption..." ? "encryption" : "decryption";
+            r.set("direction", direction, lineno);
+        } else {
+            harness_error(at(rel, i), "unrecognised line '" + t.substr(0, 60) + "'");
+        }
+    }
+    if (direction.empty() || !have_key) harness_error(rel, "no 'Starting ...' line or no key");
+    else out.push_back(r);
+    return out;
+}
+
 // ---- OpenSSL evp_test cipher stanzas --------------------------------------------------------
 
 std::vector<Record> parse_evp(const std::string& rel) {
@@ -598,6 +647,56 @@ std::vector<Record> parse_evp(const std::string& rel) {
         else before.push_back(Pending{name, value, lineno});
     }
     end_stanza();
+    return out;
+}
+
+std::vector<Record> parse_nessie(const std::string& rel) {
+    std::vector<Record> out;
+    std::vector<std::string> lines;
+    if (!load_lines(rel, &lines)) return out;
+    static const std::regex set_re(R"(^Set (\d+), vector#\s*(\d+):$)");
+    static const std::regex size_re(R"(^(Key|Block) size: (\d+) bits$)");
+    static const std::regex tv_re(R"(^Test vectors -- set \d+$)");
+    static const std::regex field_re(R"(^([A-Za-z][A-Za-z0-9 ]*?)\s*=\s*([0-9A-Fa-f]+)$)");
+    std::string primitive, keysize, blocksize;
+    Record cur;
+    bool open = false;
+    auto close = [&]() {
+        if (open) out.push_back(cur);
+        open = false;
+    };
+    for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string t = trim(lines[i]);
+        const int lineno = static_cast<int>(i + 1);
+        std::smatch m;
+        if (t.empty()) continue;
+        if (t[0] == '*' || t.find_first_not_of('=') == std::string::npos) continue;   // banners, rules
+        if (std::regex_match(t, m, set_re)) {
+            close();
+            cur = Record(rel, lineno, "Set " + m[1].str() + ", vector# " + m[2].str());
+            open = true;
+            cur.set("header.primitive", primitive, lineno);
+            cur.set("header.keysize", keysize, lineno);
+            cur.set("header.blocksize", blocksize, lineno);
+        } else if (std::regex_match(t, m, field_re)) {
+            if (!open) {
+                harness_error(at(rel, i), "attribute outside a vector");
+                continue;
+            }
+            cur.set(m[1].str(), m[2].str(), lineno);
+        } else if (std::regex_match(t, m, size_re)) {
+            close();
+            (m[1].str() == "Key" ? keysize : blocksize) = m[2].str();
+        } else if (std::regex_match(t, tv_re) || t == "End of test vectors") {
+            close();
+        } else if (starts_with(t, "Primitive Name:")) {
+            close();
+            primitive = trim(t.substr(15));
+        } else {
+            harness_error(at(rel, i), "unrecognised line '" + t.substr(0, 60) + "'");
+        }
+    }
+    close();
     return out;
 }
 

@@ -46,12 +46,30 @@ std::vector<Record> parse_cryptopp(const std::string& rel);
 // section() is "Set s, vector# n".
 std::vector<Record> parse_estream(const std::string& rel);
 
+// NESSIE block-cipher test vectors (DES's, as tinycrypt keeps them): a header of
+// "Primitive Name:", "Key size: n bits" and "Block size: n bits" lines, then one record
+// per "Set s, vector# n:" with its "name=hex" lines (key, plain, cipher, decrypted or
+// encrypted, "Iterated 100 times", "Iterated 1000 times") and header.primitive,
+// header.keysize and header.blocksize (bits). section() is "Set s, vector# n".
+std::vector<Record> parse_nessie(const std::string& rel);
+
 // NTT's Camellia test file (t_camelia.txt, as pyca ships it): "K No.nnn : hex"
 // sets the key for the pairs that follow; each "P No.nnn : hex" line and the
 // "C No.nnn : hex" line with the same number make one record with attributes
 // key, plaintext and ciphertext (hex with spaces, as written). section() is
 // "K No.nnn". "#" lines are comments.
 std::vector<Record> parse_ntt(const std::string& rel);
+
+// The PRESENT designers' command-line tool's verbose output ("PRESENT Commandline Tool
+// v2.1", one run a file): the starting values, the key schedule's trace, the round
+// trace and the result. One record a file, with attributes direction ("encryption" or
+// "decryption", from its "Starting ..." line), key (hex, the register as printed
+// without its space), key bits (80 or 128), input (the "Plaintext:" or "Ciphertext:"
+// starting value), given (the "Given Plaintext:" or "Given Ciphertext:" value the
+// run starts from) and result (its "Resulting ...:" value). Trace lines (subkeys,
+// per-round values) are checked for their form only; tests/unit/test_present_core.cpp
+// reads the subkeys. Any other line is a harness error.
+std::vector<Record> parse_present_trace(const std::string& rel);
 
 // OpenSSL's evp_test cipher files (test/recipes/30-test_evp_data/evpciph_*.txt):
 // stanzas of "Keyword = value" lines ended by a blank line, "#" comments. Every

@@ -15,6 +15,7 @@ const char* kBotan = "botan/src/tests/data/";
 const char* kPyca = "pyca-cryptography/ciphers/";
 const char* kPyca2 = "pyca-cryptography-2b46371/ciphers/";
 const char* kOpenssl = "openssl/test/recipes/30-test_evp_data/";
+const char* kPresent = "tinycrypt/block/present/ref/present/testvecs/";
 
 std::string base_name(const std::string& rel) {
     size_t s = rel.rfind('/');
@@ -72,6 +73,27 @@ bool has_flag(const std::string& flags, const std::string& f) {
 }
 
 std::string aes_bits(size_t key_bytes) { return std::to_string(key_bytes * 8); }
+
+// The key length of a record against the catalogue's row: a cipher of one key size
+// must match it (the file and the catalogue disagree otherwise: a harness error); a
+// cipher of variable key length (Blowfish, CAST5) skips a length outside its range.
+void check_key_length(const Record& r, Case& c, const bc_algorithm_info& info) {
+    const size_t len = c.key.size();
+    if (info.key_size_min == info.key_size_max) {
+        expect_eq(r, "key bytes of " + c.alg, len, info.key_size);
+    } else if (len < info.key_size_min || len > info.key_size_max) {
+        c.skip = "a " + std::to_string(len) + "-byte key: " + c.alg + " takes " + std::to_string(info.key_size_min) +
+                 " to " + std::to_string(info.key_size_max) + " bytes";
+    }
+}
+
+// Botan's and pyca's names of ciphers the catalogue spells otherwise ("" for the
+// rest); the 128 of CAST-128 is the block cipher's name, not a key size.
+std::string catalogue_cipher(const std::string& name) {
+    if (name == "Blowfish" || name == "blowfish") return "bf";
+    if (name == "CAST-128" || name == "cast5") return "cast5";
+    return "";
+}
 
 // ---- Wycheproof ------------------------------------------------------------------------------
 
@@ -184,9 +206,21 @@ std::vector<Case> wycheproof_cbc(const std::vector<Record>& recs, const std::str
 
 std::string botan_id(const Record& r) { return r.where() + " [" + r.section() + "]"; }
 
+// Botan's names of the 64-bit block ciphers the catalogue has: "DES", and "TripleDES",
+// whose key length tells two-key TDEA (16 bytes, K3 = K1) from three-key (24). The
+// catalogue's prefix ("des", "des-ede", "des-ede3"), or "" for any other cipher or length.
+std::string botan_des_prefix(const std::string& cipher, size_t key_len) {
+    if (cipher == "DES") return key_len == 8 ? "des" : "";
+    if (cipher == "TripleDES") return key_len == 16 ? "des-ede" : key_len == 24 ? "des-ede3" : "";
+    return "";
+}
+
 // block/<cipher>.vec: sections "[<Cipher>-<bits>]" (AES-128, Camellia-256), plain
 // ECB over each block of In; the catalogue name is "<cipher>-<bits>-ecb". A cipher
-// with one key size has a section "[<Cipher>]" (SEED) and the name "<cipher>-ecb".
+// with one key size has a section "[<Cipher>]" (SEED, MISTY1) and the name "<cipher>-ecb";
+// so do those of variable key length, under the catalogue's own spelling where it
+// differs ([Blowfish] -> bf-ecb, [CAST-128] -> cast5-ecb). des.vec's [DES] and
+// [TripleDES] take their names from botan_des_prefix.
 std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex sec(R"(^([A-Za-z][A-Za-z0-9]*)-(128|192|256)$)");
@@ -200,16 +234,23 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
         c.ct = r.hex("Out");
         std::smatch m;
         bc_algorithm_info info;
-        if (std::regex_match(r.section(), m, sec)) {
+        const std::string renamed = catalogue_cipher(r.section());
+        if (!renamed.empty()) {
+            c.alg = renamed + "-ecb";
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
+                c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
+            else check_key_length(r, c, info);
+        } else if (std::regex_match(r.section(), m, sec)) {
             c.alg = lower(m[1].str()) + "-" + m[2].str() + "-ecb";
             expect_eq(r, "key bits of section " + r.section(), c.key.size() * 8, std::stoul(m[2].str()));
             if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
                 c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
         } else if (std::regex_match(r.section(), m, single)) {
-            c.alg = lower(m[1].str()) + "-ecb";
+            const std::string des = botan_des_prefix(m[1].str(), c.key.size());
+            c.alg = (des.empty() ? lower(m[1].str()) : des) + "-ecb";
             if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK)
                 c.skip = "section [" + r.section() + "]: '" + c.alg + "' is not in bulkcrypt's catalogue";
-            else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
+            else check_key_length(r, c, info);
         } else {
             c.alg = r.section();
             c.skip = "section [" + r.section() + "] is not a '<cipher>-<key bits>' block cipher section";
@@ -223,8 +264,11 @@ std::vector<Case> botan_block_ecb(const std::vector<Record>& recs, const std::st
 std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     // AES and ARIA sections ("[ARIA-256/CBC/NoPadding]"): the catalogue name is
-    // "<cipher>-<bits>-cbc".
+    // "<cipher>-<bits>-cbc". Blowfish and CAST-128: "bf-cbc", "cast5-cbc", the key
+    // length from the key. DES and TripleDES ("[TripleDES/CBC/PKCS7]"): botan_des_prefix.
     static const std::regex sec(R"(^(AES|ARIA)-(128|192|256)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
+    static const std::regex named(R"(^(Blowfish|CAST-128)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
+    static const std::regex des(R"(^(DES|TripleDES)/CBC/(NoPadding|PKCS7|CTS|OneAndZeros)$)");
     for (Record r : recs) {
         Case c;
         c.source = "botan " + base_name(rel);
@@ -234,14 +278,26 @@ std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& 
         c.pt = r.hex("In");
         c.ct = r.hex("Out");
         std::smatch m;
+        std::string padding;
+        bc_algorithm_info info;
         if (std::regex_match(r.section(), m, sec)) {
             c.alg = lower(m[1].str()) + "-" + m[2].str() + "-cbc";
-            if (m[3] == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
-            else if (m[3] != "NoPadding") c.skip = "CBC padding '" + m[3].str() + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
+            padding = m[3].str();
+        } else if (std::regex_match(r.section(), m, named)) {
+            c.alg = catalogue_cipher(m[1].str()) + "-cbc";
+            padding = m[2].str();
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
+            else check_key_length(r, c, info);
+        } else if (std::regex_match(r.section(), m, des) && !botan_des_prefix(m[1].str(), c.key.size()).empty()) {
+            c.alg = botan_des_prefix(m[1].str(), c.key.size()) + "-cbc";
+            padding = m[2].str();
         } else {
             c.alg = r.section().substr(0, r.section().find('/'));
-            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES or ARIA families";
+            c.skip = "cipher of [" + r.section() + "] is not in bulkcrypt's AES, ARIA, Blowfish, CAST5 or DES families";
         }
+        if (padding == "PKCS7") c.flags = BC_FLAG_PAD_PKCS7;
+        else if (!padding.empty() && padding != "NoPadding" && c.skip.empty())
+            c.skip = "CBC padding '" + padding + "' is not in bulkcrypt (NoPadding and PKCS7 only)";
         r.check_all_read();
         out.push_back(c);
     }
@@ -251,7 +307,9 @@ std::vector<Case> botan_cbc(const std::vector<Record>& recs, const std::string& 
 std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex sec(R"(^CTR-BE\(([A-Za-z0-9-]+)(?:,(\d+))?\)$)");
-    // "AES-128" names its key size; "ARIA" takes it from the key.
+    // "AES-128" names its key size; "ARIA" takes it from the key. Blowfish
+    // (catalogue_cipher), DES and TripleDES (botan_des_prefix): 8-byte blocks, a 64-bit
+    // counter.
     static const std::regex known(R"(^(AES|ARIA)(?:-(128|192|256))?$)");
     for (Record r : recs) {
         Case c;
@@ -281,9 +339,40 @@ std::vector<Case> botan_ctr(const std::vector<Record>& recs, const std::string& 
             if (m[2].matched && m[2].str() != "16")
                 c.skip = "CTR-BE(X," + m[2].str() + "): a " + m[2].str() +
                          "-byte counter that wraps within the block; bulkcrypt's CTR counts over the full 16-byte block";
+        } else if (!catalogue_cipher(cipher).empty()) {
+            // 64-bit block ciphers (Blowfish): the whole 8-byte block counts.
+            c.alg = catalogue_cipher(cipher) + "-ctr";
+            bc_algorithm_info info;
+            if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) {
+                c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
+            } else {
+                const size_t bb = info.block_size;
+                if (c.iv.size() > bb) harness_error(r.where(), "nonce longer than the block");
+                c.iv = pad_right(c.iv, bb);
+                if (counter_wraps(be128(c.iv), static_cast<unsigned>(8 * bb), c.offset, c.pt.size(),
+                                  static_cast<unsigned>(bb))) {
+                    c.expect = Expect::CounterOverflow;
+                    c.id += kWrapNote;
+                }
+                check_key_length(r, c, info);
+                if (m[2].matched && std::stoul(m[2].str()) != bb)
+                    c.skip = "CTR-BE(X," + m[2].str() + "): a counter narrower than the " + std::to_string(bb) +
+                             "-byte block; bulkcrypt's CTR counts over the whole block";
+            }
+        } else if (!botan_des_prefix(cipher, c.key.size()).empty()) {
+            c.alg = botan_des_prefix(cipher, c.key.size()) + "-ctr";
+            if (c.iv.size() > 8) harness_error(r.where(), "nonce longer than the block");
+            c.iv = pad_right(c.iv, 8);
+            if (counter_wraps(be128(c.iv), 64, c.offset, c.pt.size(), 8)) {
+                c.expect = Expect::CounterOverflow;
+                c.id += kWrapNote;
+            }
+            if (m[2].matched && m[2].str() != "8")
+                c.skip = "CTR-BE(X," + m[2].str() + "): a " + m[2].str() +
+                         "-byte counter that wraps within the block; bulkcrypt's CTR counts over the full 8-byte block";
         } else {
             c.alg = cipher;
-            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES or ARIA families";
+            c.skip = "cipher " + cipher + " is not in bulkcrypt's AES, ARIA, Blowfish, CAST5 or DES families";
         }
         r.check_all_read();
         out.push_back(c);
@@ -506,13 +595,15 @@ std::vector<Case> pyca_ctr(const std::vector<Record>& recs, const std::string& r
     return out;
 }
 
-// pyca's block-cipher files in NIST layout (SEED/rfc-4269.txt, SEED/rfc-4196.txt): the
-// cipher is the folder's name; records with an IV are CBC without padding, the others
-// ECB; [ENCRYPT] records, run in both directions.
+// pyca's block-cipher files in NIST layout (SEED/rfc-4269.txt, SEED/rfc-4196.txt,
+// Blowfish/bf-ecb.txt, CAST5/cast5-ecb.txt): the cipher is the folder's name (Blowfish:
+// bf); records with an IV are CBC without padding, the others ECB; [ENCRYPT] records,
+// run in both directions.
 std::vector<Case> pyca_block(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     const std::string dir = rel.substr(0, rel.rfind('/'));
-    const std::string cipher = lower(base_name(dir));
+    const std::string folder = lower(base_name(dir));
+    const std::string cipher = catalogue_cipher(folder).empty() ? folder : catalogue_cipher(folder);
     for (Record r : recs) {
         Case c;
         c.source = "pyca " + base_name(rel);
@@ -526,9 +617,60 @@ std::vector<Case> pyca_block(const std::vector<Record>& recs, const std::string&
         if (r.section() != "ENCRYPT") harness_error(r.where(), "section [" + r.section() + "]");
         bc_algorithm_info info;
         if (bc_algorithm_query(c.alg.c_str(), &info) != BC_OK) c.skip = "'" + c.alg + "' is not in bulkcrypt's catalogue";
-        else expect_eq(r, "key bytes of " + c.alg, c.key.size(), info.key_size);
+        else check_key_length(r, c, info);
         r.check_all_read();
         out.push_back(c);
+    }
+    return out;
+}
+
+// pyca's copies of NIST's TDES ECB files (3DES/ECB/TECB*.rsp). The known-answer files
+// give one key, KEYs, used as K1 = K2 = K3, which is single DES: each record runs as
+// des-ede3-ecb under KEYs three times and as des-ecb under KEYs. The multi-block files
+// give KEY1, KEY2, KEY3: des-ede3-ecb, and des-ede-ecb as well where KEY3 = KEY1.
+// [ENCRYPT] and [DECRYPT] only say which way NIST computed a record: both run both ways.
+std::vector<Case> pyca_tdes(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "pyca " + base_name(rel);
+        const uint64_t count = r.u64("count");
+        c.pt = r.hex("plaintext");
+        c.ct = r.hex("ciphertext");
+        c.id = nist_id(r) + " COUNT=" + std::to_string(count);
+        if (r.section() != "ENCRYPT" && r.section() != "DECRYPT")
+            harness_error(r.where(), "section [" + r.section() + "]");
+        if (r.has("keys")) {
+            const Bytes k = r.hex("keys");
+            expect_eq(r, "KEYs bytes", k.size(), 8);
+            Case e = c;
+            e.alg = "des-ede3-ecb";
+            e.key = concat(concat(k, k), k);
+            e.id += " (K1 = K2 = K3)";
+            out.push_back(e);
+            Case d = c;
+            d.alg = "des-ecb";
+            d.key = k;
+            d.id += " (single DES)";
+            out.push_back(d);
+        } else {
+            const Bytes k1 = r.hex("key1"), k2 = r.hex("key2"), k3 = r.hex("key3");
+            expect_eq(r, "KEY1 bytes", k1.size(), 8);
+            expect_eq(r, "KEY2 bytes", k2.size(), 8);
+            expect_eq(r, "KEY3 bytes", k3.size(), 8);
+            Case e = c;
+            e.alg = "des-ede3-ecb";
+            e.key = concat(concat(k1, k2), k3);
+            out.push_back(e);
+            if (k3 == k1) {
+                Case d = c;
+                d.alg = "des-ede-ecb";
+                d.key = concat(k1, k2);
+                d.id += " (two-key: KEY3 = KEY1)";
+                out.push_back(d);
+            }
+        }
+        r.check_all_read();
     }
     return out;
 }
@@ -659,6 +801,83 @@ std::vector<Case> cryptopp_salsa(const std::vector<Record>& recs, const std::str
     return out;
 }
 
+// Crypto++'s hight.txt (KISA's reference ECB, CBC and CTR): Name "HIGHT/<mode>" is
+// the catalogue's "hight-<mode>". Keys and blocks are KISA's byte arrays, as
+// bulkcrypt's. CTR's IV is the whole initial counter block, incremented as one 64-bit
+// big-endian number: bulkcrypt's CTR for an 8-byte block.
+std::vector<Case> cryptopp_hight(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const std::regex name_re(R"(^HIGHT/(ECB|CBC|CTR)$)");
+    for (Record r : recs) {
+        Case c;
+        c.source = "cryptopp " + base_name(rel);
+        if (r.str("AlgorithmType") != "SymmetricCipher") harness_error(r.where(), "AlgorithmType is not SymmetricCipher");
+        const std::string name = r.str("Name");
+        if (r.has("Source")) r.str("Source");   // provenance only
+        const std::string comment = r.has("Comment") ? r.str("Comment") : "";
+        const std::string test = r.str("Test");
+        c.id = r.where() + " [" + name + (comment.empty() ? "" : ", " + comment) + ", Test: " + test +
+               (r.note().empty() ? "" : "; " + r.note()) + "]";
+        c.key = r.hex("Key");
+        c.pt = r.hex("Plaintext");
+        c.ct = r.hex("Ciphertext");
+        std::smatch m;
+        if (!std::regex_match(name, m, name_re)) {
+            harness_error(r.where(), "unknown Name: " + name);
+            continue;
+        }
+        const std::string mode = lower(m[1].str());
+        c.alg = "hight-" + mode;
+        if (mode != "ecb") {
+            c.iv = r.hex("IV");
+            expect_eq(r, "IV bytes", c.iv.size(), 8);
+        }
+        if (test != "Encrypt") harness_error(r.where(), "unknown Test: " + test);
+        expect_eq(r, "key bytes", c.key.size(), 16);
+        if (mode == "ctr" && counter_wraps(be128(c.iv), 64, 0, c.pt.size(), 8)) {
+            c.expect = Expect::CounterOverflow;
+            c.id += kWrapNote;
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
+// ---- PRESENT reference-tool traces -----------------------------------------------------------
+
+// One run of the designers' tool a file: "present<key bits>-ecb" over one block, in the
+// direction the file ran (the suite checks both directions of each pair). Hex is
+// big-endian, the state's and the key register's most significant bits first, which
+// is bulkcrypt's byte order for PRESENT.
+std::vector<Case> present_trace(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    for (Record r : recs) {
+        Case c;
+        c.source = "tinycrypt present traces";
+        c.id = r.where() + " [" + base_name(rel) + "]";
+        const std::string direction = r.str("direction");
+        const uint64_t bits = r.u64("key bits");
+        c.key = r.hex("key");
+        const Bytes input = r.hex("input"), given = r.hex("given"), result = r.hex("result");
+        if (given != input) harness_error(r.where(), "the run starts from another block than its starting value");
+        expect_eq(r, "key bits", c.key.size() * 8, bits);
+        c.alg = "present" + std::to_string(bits) + "-ecb";
+        if (direction == "encryption") {
+            c.pt = input;
+            c.ct = result;
+        } else if (direction == "decryption") {
+            c.ct = input;
+            c.pt = result;
+        } else {
+            harness_error(r.where(), "direction " + direction);
+        }
+        r.check_all_read();
+        out.push_back(c);
+    }
+    return out;
+}
+
 std::vector<Case> estream_salsa(const std::vector<Record>& recs, const std::string& rel) {
     std::vector<Case> out;
     static const std::regex slice(R"(^stream\[(\d+)\.\.(\d+)\]$)");
@@ -701,6 +920,63 @@ std::vector<Case> estream_salsa(const std::vector<Record>& recs, const std::stri
         };
         r.check_all_read();
         out.push_back(c);
+    }
+    return out;
+}
+
+// ---- NESSIE (DES) --------------------------------------------------------------------------------
+
+// NESSIE's DES vectors. Sets 1-4 encrypt: key and plain give cipher, decrypting it gives
+// "decrypted", and encrypting plain 100 and 1000 times over gives the "Iterated" values;
+// sets 5-8 decrypt: cipher gives plain, encrypting that gives "encrypted". Each record is a
+// des-ecb case run both ways, and its decrypted or encrypted value must repeat plain or
+// cipher. The iterations are one des-cbc case, IV 0, over plain and 999 zero blocks: block
+// i of its ciphertext is plain encrypted i + 1 times, so blocks 99 and 999 must be the
+// file's values (encryption only).
+std::vector<Case> nessie_block(const std::vector<Record>& recs, const std::string& rel) {
+    std::vector<Case> out;
+    static const char* k100 = "Iterated 100 times";
+    static const char* k1000 = "Iterated 1000 times";
+    for (Record r : recs) {
+        Case c;
+        c.source = "nessie " + base_name(rel);
+        c.id = r.where() + " [" + r.section() + "]";
+        const std::string primitive = r.str("header.primitive");
+        const uint64_t key_bits = r.u64("header.keysize"), block_bits = r.u64("header.blocksize");
+        c.key = r.hex("key");
+        c.pt = r.hex("plain");
+        c.ct = r.hex("cipher");
+        if (primitive != "Des") harness_error(r.where(), "primitive '" + primitive + "': only NESSIE's DES file is known");
+        expect_eq(r, "key size", key_bits, c.key.size() * 8);
+        expect_eq(r, "plain size", block_bits, c.pt.size() * 8);
+        expect_eq(r, "cipher size", block_bits, c.ct.size() * 8);
+        c.alg = "des-ecb";
+        if (r.has("decrypted") && r.hex("decrypted") != c.pt) harness_error(r.where(), "decrypted is not plain");
+        if (r.has("encrypted") && r.hex("encrypted") != c.ct) harness_error(r.where(), "encrypted is not cipher");
+        const Bytes x100 = r.hex_or(k100, {}), x1000 = r.hex_or(k1000, {});
+        r.check_all_read();
+        out.push_back(c);
+        if (x100.empty() && x1000.empty()) continue;
+        Case it = c;
+        it.alg = "des-cbc";
+        it.id += " iterated (CBC with IV 0 over plain and zero blocks)";
+        it.iv.assign(8, 0);
+        const size_t blocks = x1000.empty() ? 100 : 1000;
+        it.pt.resize(8 * blocks, 0);
+        it.ct.clear();
+        it.decrypt = false;
+        it.check = [x100, x1000, blocks](const Bytes& got) -> std::string {
+            if (got.size() != 8 * blocks) return "output length " + std::to_string(got.size());
+            auto block = [&got](size_t i) {
+                return Bytes(got.begin() + static_cast<std::ptrdiff_t>(8 * i),
+                             got.begin() + static_cast<std::ptrdiff_t>(8 * i + 8));
+            };
+            if (!x100.empty() && block(99) != x100) return "100 iterations: " + describe_mismatch(block(99), x100);
+            if (!x1000.empty() && block(999) != x1000)
+                return "1000 iterations: " + describe_mismatch(block(999), x1000);
+            return "";
+        };
+        out.push_back(it);
     }
     return out;
 }
@@ -927,6 +1203,9 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kBotan) + "block/aes.vec", 1353, "botan"},
         {std::string(kBotan) + "block/camellia.vec", 17, "botan"},
         {std::string(kBotan) + "block/seed.vec", 5, "botan"},
+        {std::string(kBotan) + "block/blowfish.vec", 80, "botan"},
+        {std::string(kBotan) + "block/cast128.vec", 48, "botan"},
+        {std::string(kBotan) + "block/misty.vec", 31, "botan"},
         {std::string(kBotan) + "modes/cbc.vec", 329, "botan"},
         {std::string(kBotan) + "modes/ctr.vec", 2, "botan"},
         {std::string(kBotan) + "stream/ctr.vec", 821, "botan"},
@@ -951,14 +1230,52 @@ const std::vector<VectorFile>& vector_files() {
         {std::string(kPyca) + "SEED/rfc-4269.txt", 4, "nist"},
         {std::string(kPyca) + "SEED/rfc-4196.txt", 2, "nist"},
         {std::string(kOpenssl) + "evpciph_seed.txt", 50, "evp"},
+        {std::string(kPyca) + "Blowfish/bf-ecb.txt", 55, "nist"},
+        {std::string(kPyca) + "CAST5/cast5-ecb.txt", 3, "nist"},
+        {std::string(kOpenssl) + "evpciph_bf.txt", 8, "evp"},
+        {std::string(kOpenssl) + "evpciph_cast5.txt", 63, "evp"},
         {std::string(kOpenssl) + "evpciph_aes_common.txt", 299, "evp"},
         {std::string(kOpenssl) + "evpciph_sm4.txt", 14, "evp"},
         {std::string(kOpenssl) + "evpciph_aria.txt", 33, "evp"},
+        {std::string(kBotan) + "block/des.vec", 315, "botan"},
+        {std::string(kPyca) + "3DES/ECB/TECBvarkey.rsp", 112, "nist"},
+        {std::string(kPyca) + "3DES/ECB/TECBvartext.rsp", 128, "nist"},
+        {std::string(kPyca) + "3DES/ECB/TECBinvperm.rsp", 128, "nist"},
+        {std::string(kPyca) + "3DES/ECB/TECBpermop.rsp", 64, "nist"},
+        {std::string(kPyca) + "3DES/ECB/TECBsubtab.rsp", 38, "nist"},
+        {std::string(kPyca) + "3DES/ECB/TECBMMT1.rsp", 20, "nist"},
+        {std::string(kPyca) + "3DES/ECB/TECBMMT2.rsp", 20, "nist"},
+        {std::string(kPyca) + "3DES/ECB/TECBMMT3.rsp", 20, "nist"},
+        {"tinycrypt/block/des/doc/Des-64-64.test-vectors", 772, "nessie"},
+        {std::string(kOpenssl) + "evpciph_des.txt", 10, "evp"},
+        {std::string(kOpenssl) + "evpciph_des3_common.txt", 1, "evp"},
         // RFC 6114's three CLEFIA blocks, written as evp_test stanzas (no data file of
         // CLEFIA vectors is published; see tests/vectors/README.md).
         {"clefia/rfc6114.txt", 3, "evp"},
         {"cryptopp/TestVectors/salsa.txt", 110, "cryptopp"},
         {"tinycrypt/stream/salsa/doc/salsa20-full-verified.test-vectors.txt", 192, "estream"},
+        {"cryptopp/TestVectors/hight.txt", 75, "cryptopp"},
+        // The CHES 2006 paper's four HIGHT blocks and two single-source PRESENT-128
+        // blocks, written as evp_test stanzas (no data file of them is published; see
+        // tests/vectors/README.md).
+        {"hight/ches2006.txt", 4, "evp"},
+        {"present/present128-extra.txt", 2, "evp"},
+        {std::string(kPresent) + "e80-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e80-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e80-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e80-kff_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "e128-kff_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d80-kff_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-k00_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-kff_t00.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-k00_tff.txt", 1, "present-trace"},
+        {std::string(kPresent) + "d128-kff_tff.txt", 1, "present-trace"},
     };
     return files;
 }
@@ -988,6 +1305,10 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
         recs = parse_ntt(rel);
     } else if (fmt == "evp") {
         recs = parse_evp(rel);
+    } else if (fmt == "present-trace") {
+        recs = parse_present_trace(rel);
+    } else if (fmt == "nessie") {
+        recs = parse_nessie(rel);
     } else {
         recs = parse_estream(rel);
     }
@@ -1014,13 +1335,18 @@ std::vector<Case> load_cases(const VectorFile& f, size_t* records_seen) {
     if (fmt == "nist") {
         if (name.rfind("XTSGen", 0) == 0) return nist_xts(recs, rel);
         if (name.find("-ctr.txt") != std::string::npos) return pyca_ctr(recs, rel);
-        if (rel.find("/SEED/") != std::string::npos) return pyca_block(recs, rel);
+        if (rel.find("/SEED/") != std::string::npos || rel.find("/Blowfish/") != std::string::npos ||
+            rel.find("/CAST5/") != std::string::npos)
+            return pyca_block(recs, rel);
+        if (rel.find("/3DES/") != std::string::npos) return pyca_tdes(recs, rel);
         if (name == "openssl.txt") return pyca_chachapoly(recs, rel);
         return pyca_chacha(recs, rel, rel.rfind(kPyca2, 0) == 0);
     }
     if (fmt == "ntt") return ntt_ecb(recs, rel);
     if (fmt == "evp") return openssl_evp(recs, rel);
-    if (fmt == "cryptopp") return cryptopp_salsa(recs, rel);
+    if (fmt == "present-trace") return present_trace(recs, rel);
+    if (fmt == "nessie") return nessie_block(recs, rel);
+    if (fmt == "cryptopp") return name == "hight.txt" ? cryptopp_hight(recs, rel) : cryptopp_salsa(recs, rel);
     return estream_salsa(recs, rel);
 }
 

@@ -15,7 +15,7 @@ namespace conf {
 struct VectorFile {
     std::string rel;             // path under tests/vectors
     size_t records;              // what the parser must see (the shared README's count)
-    const char* format;          // botan, nist, wycheproof, cryptopp, estream, ntt, evp
+    const char* format;          // botan, nist, wycheproof, cryptopp, estream, ntt, evp, present-trace, nessie
 };
 
 // For GoogleTest's parameter printing.

@@ -39,6 +39,22 @@ EVP_CIPHER* EvpBlockCiphers::fetch_legacy(const char* name) {
     return legacy_ctx_ ? EVP_CIPHER_fetch(legacy_ctx_, name, nullptr) : nullptr;
 }
 
+namespace {
+
+// Whether libcrypto's cipher takes keys of lo and hi bytes. Asked of a context: OpenSSL
+// 3.0's provider ciphers do not report EVP_CIPH_VARIABLE_LENGTH in their flags.
+bool takes_key_lengths(const EVP_CIPHER* c, size_t lo, size_t hi) {
+    EVP_CIPHER_CTX* x = EVP_CIPHER_CTX_new();
+    bool ok = x && EVP_CipherInit_ex2(x, c, nullptr, nullptr, 1, nullptr) == 1;
+    for (size_t len : {lo, hi})
+        ok = ok && EVP_CIPHER_CTX_set_key_length(x, static_cast<int>(len)) == 1 &&
+             EVP_CIPHER_CTX_get_key_length(x) == static_cast<int>(len);
+    EVP_CIPHER_CTX_free(x);
+    return ok;
+}
+
+}  // namespace
+
 void EvpBlockCiphers::load() {
     for (size_t i = 0; const Algorithm* a = algorithm_at(i); ++i) {
         if (a->cipher != Cipher::Block || !a->openssl_name || !a->block) continue;
@@ -53,7 +69,10 @@ void EvpBlockCiphers::load() {
             c = fetch_legacy(a->openssl_name);
         }
         if (!c) continue;
+        // A row with a range of key lengths needs a cipher that takes them (set per key).
+        const bool variable = key_max_bytes(*a) != key_min_bytes(*a);
         if (static_cast<size_t>(EVP_CIPHER_get_key_length(c)) != a->key_size ||
+            (variable && !takes_key_lengths(c, key_min_bytes(*a), key_max_bytes(*a))) ||
             (a->mode != Mode::CTR && a->mode != Mode::GCM &&
              static_cast<unsigned>(EVP_CIPHER_get_block_size(c)) != a->block->block_bytes)) {
             EVP_CIPHER_free(c);
@@ -224,6 +243,22 @@ Status cpu_generic_raw(Mode mode, const HostBlockKey& k1, const HostBlockKey* k2
     }
 }
 
+namespace {
+
+// EVP_CipherInit_ex2 with key.raw. OpenSSL reads as many key bytes as the context's key
+// length, the cipher's default unless told: a cipher of variable key length (Blowfish,
+// CAST5) given another length is set up first and told it, then keyed.
+bool evp_init_key(EVP_CIPHER_CTX* c, const EVP_CIPHER* cipher, const KeyMaterial& key, const uint8_t* iv, int enc) {
+    const int len = static_cast<int>(key.raw.size());
+    if (EVP_CIPHER_get_key_length(cipher) == len)
+        return EVP_CipherInit_ex2(c, cipher, key.raw.data(), iv, enc, nullptr) == 1;
+    return EVP_CipherInit_ex2(c, cipher, nullptr, nullptr, enc, nullptr) == 1 &&
+           EVP_CIPHER_CTX_set_key_length(c, len) == 1 && EVP_CIPHER_CTX_get_key_length(c) == len &&
+           EVP_CipherInit_ex2(c, nullptr, key.raw.data(), iv, enc, nullptr) == 1;
+}
+
+}  // namespace
+
 Status cpu_evp_raw(Mode mode, const EVP_CIPHER* cipher, size_t block_bytes, const KeyMaterial& key,
                    EvpKeyedPool& keyed_pool, const CipherOp& op, ThreadPool& pool, size_t chunk) {
     const size_t bb = block_bytes;
@@ -242,7 +277,7 @@ Status cpu_evp_raw(Mode mode, const EVP_CIPHER* cipher, size_t block_bytes, cons
         return run_tasks(pool, n, [&](size_t i) -> Status {
             const size_t off = i * piece, len = std::min(piece, op.len - off);
             EvpCtx c;
-            if (!c || EVP_CipherInit_ex2(c.get(), cipher, key.raw.data(), nullptr, enc, nullptr) != 1 ||
+            if (!c || !evp_init_key(c.get(), cipher, key, nullptr, enc) ||
                 EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 || !evp_update(c.get(), op.out + off, op.in + off, len))
                 return failed();
             return Status::ok();
@@ -251,7 +286,7 @@ Status cpu_evp_raw(Mode mode, const EVP_CIPHER* cipher, size_t block_bytes, cons
     case Mode::CBC: {
         if (enc) {  // serial by nature
             EvpCtx c;
-            if (!c || EVP_CipherInit_ex2(c.get(), cipher, key.raw.data(), op.iv, 1, nullptr) != 1 ||
+            if (!c || !evp_init_key(c.get(), cipher, key, op.iv, 1) ||
                 EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 || !evp_update(c.get(), op.out, op.in, op.len))
                 return failed();
             return Status::ok();
@@ -266,7 +301,7 @@ Status cpu_evp_raw(Mode mode, const EVP_CIPHER* cipher, size_t block_bytes, cons
         return run_tasks(pool, n, [&](size_t i) -> Status {
             const size_t off = i * piece, len = std::min(piece, op.len - off);
             EvpCtx c;
-            if (!c || EVP_CipherInit_ex2(c.get(), cipher, key.raw.data(), &chains[bb * i], 0, nullptr) != 1 ||
+            if (!c || !evp_init_key(c.get(), cipher, key, &chains[bb * i], 0) ||
                 EVP_CIPHER_CTX_set_padding(c.get(), 0) != 1 || !evp_update(c.get(), op.out + off, op.in + off, len))
                 return failed();
             return Status::ok();
@@ -291,8 +326,7 @@ Status cpu_evp_raw(Mode mode, const EVP_CIPHER* cipher, size_t block_bytes, cons
             }
             // A context keyed once per key; only the counter block is set per piece.
             EVP_CIPHER_CTX* c = keyed_pool.acquire();
-            if (!c && (c = EVP_CIPHER_CTX_new()) != nullptr &&
-                EVP_CipherInit_ex2(c, cipher, key.raw.data(), nullptr, 1, nullptr) != 1) {
+            if (!c && (c = EVP_CIPHER_CTX_new()) != nullptr && !evp_init_key(c, cipher, key, nullptr, 1)) {
                 EVP_CIPHER_CTX_free(c);
                 c = nullptr;
             }

@@ -42,11 +42,11 @@
  *   memory they fall on about 3.5 times the conflict-free bank cycles: 32 / 3.5 = 9
  *   lookups a clock per SM, x 132 SMs x 1.98 GHz = 2.4e12 lookups/s -> 2.4e12 / 8 =
  *   300 GB/s (conflict-free: 1,045 GB/s). From global memory through L1, where the
- *   generic kernels pass ks today, the 32 indices touch about 8 cache lines of 128
- *   bytes, about one L1 wavefront each: 4 lookups a clock per SM -> about 130 GB/s,
+ *   generic kernels passed ks before BC_BF_KS_SHARED, the 32 indices touch about
+ *   8 cache lines of 128 bytes, about one L1 wavefront each: 4 lookups a clock per SM -> about 130 GB/s,
  *   if the 4 KB of tables stay in L1. So bf-ctr at 100 GB/s or more is within both
- *   bounds; staging ks in shared memory (BC_BF_KS_SPACE) is the step above that. Not
- *   counted: the two P loads a round (uniform, once per warp), the mode's work. Not
+ *   bounds; the CUDA kernels stage ks in shared memory (BC_BF_KS_SHARED), the
+ *   higher one. Not counted: the two P loads a round (uniform, once per warp), the mode's work. Not
  *   yet measured on a GPU.
  * sm_90 (nvcc 13.0, -O3, a kernel holding w in registers, each direction): 80 registers,
  * no spills; the PTX of one pass of the round loop (2 rounds x 32 blocks) has 1,869
@@ -61,6 +61,8 @@
 
 #define BC_BF_BLOCK_BYTES 8
 #define BC_BF_BATCH 32 /* blocks per batch call */
+/* the CUDA kernels copy the key, tables included, into shared memory per thread block */
+#define BC_BF_KS_SHARED 1
 #ifndef BC_BF_KS_SPACE
 #define BC_BF_KS_SPACE BC_GLOBAL /* where the expanded key (P and the S-boxes) lives */
 #endif

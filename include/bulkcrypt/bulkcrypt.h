@@ -67,7 +67,7 @@ typedef enum bc_status {
     BC_ERR_IV_SIZE,             /* IV, nonce or tweak length wrong for the algorithm */
     BC_ERR_TAG_SIZE,            /* tag length outside what the AEAD allows */
     BC_ERR_INPUT_LENGTH,        /* e.g. ECB/CBC input not whole blocks, XTS under one block */
-    BC_ERR_MESSAGE_TOO_LONG,    /* beyond the mode's limit (GCM: 2^36 - 32 bytes) */
+    BC_ERR_MESSAGE_TOO_LONG,    /* beyond the mode's limit (GCM: 2^36 - 32 bytes; a 64-bit block cipher: 2^32 blocks) */
     BC_ERR_COUNTER_OVERFLOW,    /* the counter would wrap (CTR past the counter block's width:
                                    2^128 blocks of 16 bytes, 2^64 of 8; stream ciphers) */
     BC_ERR_OVERLAP,             /* input and output overlap without being the same buffer */

@@ -40,6 +40,11 @@ Status raw_check_params(const bc_key* key, const bc_params& p) {
 Status raw_check_length(const bc_key* key, size_t len, const bc_params& p, bool encrypt) {
     const Algorithm* a = key->material.alg;
     const bool pad = p.flags & BC_FLAG_PAD_PKCS7;
+    // 64-bit block ciphers: one key must not protect more than 2^32 blocks in a message
+    if (len > a->max_message)
+        return Status(BC_ERR_MESSAGE_TOO_LONG, std::string(a->name) + " messages are at most " +
+                                                   std::to_string(a->max_message) +
+                                                   " bytes (2^32 blocks: a 64-bit block's birthday bound)");
     switch (a->kind) {
     case BC_KIND_BLOCK_MODE:
         if (!pad || !encrypt) {
@@ -175,6 +180,7 @@ namespace {
 bool raw_usual_call(const bc_key* key, const uint8_t* iv, size_t iv_len, const uint8_t* in, size_t in_len,
                     const uint8_t* out, size_t out_cap, const bc_params& p) {
     if (!key || !in || !out || in_len == 0 || out_cap < in_len) return false;
+    if (in_len > key->material.alg->max_message) return false;  // refused by the full checks
     if (p.flags || p.data_unit_size || p.offset || p.memory != BC_MEMORY_HOST) return false;
     const Algorithm* a = key->material.alg;
     const bool blocks = a->kind == BC_KIND_BLOCK_MODE, ctr = a->mode == Mode::CTR;

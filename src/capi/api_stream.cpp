@@ -146,6 +146,9 @@ Status stream_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* ou
         BC_TRY(aead_flush_aad(s));
         if (s->ct_len + s->pending.size() + in_len > s->key->material.alg->max_message)
             return Status(BC_ERR_MESSAGE_TOO_LONG, "message longer than the AEAD allows");
+    } else if (s->position + s->pending.size() + in_len > s->key->material.alg->max_message) {
+        // 64-bit block ciphers: 2^32 blocks a message (the others are unbounded)
+        return Status(BC_ERR_MESSAGE_TOO_LONG, "message longer than 2^32 blocks of a 64-bit block cipher");
     }
     const size_t avail = s->pending.size() + in_len;
     if (s->key->material.alg->kind == BC_KIND_XTS && s->params.data_unit_size == 0 && avail > (size_t(16) << 20))

@@ -171,7 +171,7 @@ int cmd_list(bool json) {
     }
     nlohmann::json arr = nlohmann::json::array();
     if (!json)
-        fmt::print("{:<22} {:<6} {:>4} {:>9} {:>7} {:>5}  {:<9}  {}\n", "algorithm", "kind", "key", "iv",
+        fmt::print("{:<22} {:<6} {:>9} {:>9} {:>7} {:>5}  {:<9}  {}\n", "algorithm", "kind", "key", "iv",
                    "tag", "block", "container", "backends");
     for (size_t i = 0;; ++i) {
         const char* name = bc_algorithm_name(i);
@@ -189,6 +189,11 @@ int cmd_list(bool json) {
             }
         }
         const bool in_container = container_algorithm_id(name) != 0;
+        // 64-bit blocks: for legacy data only (2^32 blocks a message, never in the container)
+        const bool legacy = info.block_size == 8;
+        const std::string keys = info.key_size_min == info.key_size_max
+                                     ? fmt::format("{}", info.key_size)
+                                     : fmt::format("{}({}-{})", info.key_size, info.key_size_min, info.key_size_max);
         std::string iv = info.iv_size_min == info.iv_size_max
                              ? fmt::format("{}", info.iv_size)
                              : fmt::format("{}({}-{})", info.iv_size, info.iv_size_min, info.iv_size_max);
@@ -210,22 +215,27 @@ int cmd_list(bool json) {
             j["block_size"] = info.block_size;
             if (info.max_message_size == UINT64_MAX) j["max_message_size"] = nullptr;
             else j["max_message_size"] = info.max_message_size;
+            j["key_size_min"] = info.key_size_min;
+            j["key_size_max"] = info.key_size_max;
             j["container"] = in_container;
+            j["legacy"] = legacy;
             j["backends"] = backends;
             arr.push_back(j);
         } else {
             std::string be;
             for (const std::string& s : backends) be += (be.empty() ? "" : ",") + s;
-            fmt::print("{:<22} {:<6} {:>4} {:>9} {:>7} {:>5}  {:<9}  {}\n", name, kind_name(info.kind),
-                       info.key_size, iv, tag, info.block_size, in_container ? "yes" : "-",
+            fmt::print("{:<22} {:<6} {:>9} {:>9} {:>7} {:>5}  {:<9}  {}\n", name, kind_name(info.kind), keys, iv,
+                       tag, info.block_size, in_container ? "yes" : legacy ? "legacy" : "-",
                        be.empty() ? "(none here)" : be);
         }
     }
     for (auto& [dev, c] : ctxs) bc_context_destroy(c);
     if (json) std::puts(arr.dump(2).c_str());
     else
-        fmt::print("\nSizes in bytes. container: usable by `bulkcrypt encrypt` (the others in --raw "
-                   "mode). backends: those present here that accept the key.\n");
+        fmt::print("\nSizes in bytes; key: the default length (the range it may take). container: usable by "
+                   "`bulkcrypt encrypt` (the others in --raw mode); legacy: a 64-bit block cipher, for "
+                   "existing data only (a message is at most 2^32 blocks, the birthday bound of its block). "
+                   "backends: those present here that accept the key.\n");
     return kExitOk;
 }
 

@@ -750,6 +750,18 @@ class ExitCodes(Base):
         self.assertEqual(cat["aes-256-gcm"]["key_size"], 32)
         self.assertEqual(cat["aes-256-gcm"]["tag_size"], 16)
         self.assertTrue(cat["aes-256-gcm"]["container"])
+        self.assertFalse(cat["aes-256-gcm"]["legacy"])
+        # 64-bit block ciphers: listed as legacy, never in the container, 2^32 blocks a message
+        for name in ("des-ede3-cbc", "bf-ctr", "cast5-ecb", "misty1-ctr", "present80-ecb", "hight-cbc"):
+            self.assertIn(name, cat)
+            self.assertTrue(cat[name]["legacy"], name)
+            self.assertFalse(cat[name]["container"], name)
+            self.assertEqual(cat[name]["block_size"], 8, name)
+            self.assertEqual(cat[name]["max_message_size"], 8 << 32, name)
+        self.assertEqual((cat["bf-cbc"]["key_size_min"], cat["bf-cbc"]["key_size_max"]), (4, 56))
+        rc, out, err = run(["list"])
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"legacy", out)
 
     def test_bench(self):
         rc, out, err = run(["bench", "-a", "aes-128-ctr", "--device", DEVICE, "--size", "1M", "--seconds", "0.1",

@@ -48,14 +48,13 @@
  *   load of a warp reads one 1 KB S-box at 32 data-dependent indices. From shared
  *   memory they fall on about 3.5 times the conflict-free bank cycles: 32 / 3.5 = 9
  *   lookups a clock per SM, x 132 SMs x 1.98 GHz = 2.4e12 lookups/s -> 2.4e12 / 8 =
- *   300 GB/s (conflict-free: 1,045 GB/s). From global memory through L1, where the
- *   generic kernels passed ks before BC_CAST5_KS_SHARED, the 32 indices touch about
- *   8 cache lines of 128 bytes, about one L1 wavefront each: 4 lookups a clock per SM -> about 130 GB/s,
- *   if the 4 KB of tables stay in L1. So cast5-ctr at 100 GB/s or more is within both
- *   bounds; the CUDA kernels stage ks in shared memory (BC_CAST5_KS_SHARED), the
- *   higher one.
- *   Not counted: the two subkey loads a round (uniform, once per warp), the mode's
- *   work. Not yet measured on a GPU.
+ *   300 GB/s (conflict-free: 1,045 GB/s). From global memory through L1 (where the
+ *   generic kernels read ks before BC_CAST5_KS_SHARED) the 32 indices touch about 8
+ *   cache lines of 128 bytes, about one L1 wavefront each: 4 lookups a clock per SM,
+ *   about 130 GB/s if the 4 KB of tables stay in L1. So cast5-ctr at 100 GB/s or more
+ *   is within both bounds; the CUDA kernels now stage ks in shared memory
+ *   (BC_CAST5_KS_SHARED), the higher one. Not counted: the two subkey loads a round
+ *   (uniform, once per warp), the mode's work. Not yet measured on a GPU.
  * sm_90 (nvcc 13.0, -O3, a kernel holding w in registers, each direction): 80 registers,
  * no spills; the PTX of one pass of the 6-round loop over 32 blocks has 5,461
  * instructions, 28 a block-round with its 4 loads, among them the 64-bit address

@@ -10,7 +10,9 @@
 // where OpenSSL has the algorithm. GCM rows seal (enc) and open (dec) with a 12-byte
 // nonce and no AAD.
 //
-//   block_bench [--size MIB] [--runs N] [--only SUBSTRING] [--no-openssl] [--json PATH]
+//   block_bench [--size MIB] [--runs N] [--only SUBSTRING[,SUBSTRING...]] [--options OPTS] [--no-openssl]
+//               [--json PATH]
+// --options: context options for every context (e.g. cuda.xts_layout=tiles).
 //
 // Each figure: one warm-up call, then the median of N timed calls (wall clock around
 // the call: a device-memory call returns when its stream is done).
@@ -47,6 +49,7 @@ struct Row {
     std::string alg, path, options;
     bool decrypt = false;
     double gbs = 0, roof = 0, openssl = -1;
+    std::string openssl_as;  // the OpenSSL cipher measured beside it (its ECB when OpenSSL lacks the mode)
     std::string error;
 };
 
@@ -69,6 +72,31 @@ double median_gbs(F&& call, size_t bytes, int runs, std::string* err) {
     }
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
+}
+
+// The OpenSSL cipher a row is measured beside: its own name, or where OpenSSL lacks the
+// mode (CTR over DES, Blowfish, CAST5, SEED; XTS before OpenSSL 3.2) the same cipher's ECB
+// at the same key size, the nearest per-block cost a CPU user has. nullptr when OpenSSL
+// lacks the cipher (CLEFIA, HIGHT, MISTY1, PRESENT).
+const char* openssl_peer(const bc::Algorithm& a) {
+    if (a.openssl_name) return a.openssl_name;
+    if (!a.block) return nullptr;
+    const size_t key = a.mode == bc::Mode::XTS ? a.key_size / 2 : a.key_size;
+    for (size_t i = 0; const bc::Algorithm* b = bc::algorithm_at(i); ++i)
+        if (b->block == a.block && b->mode == bc::Mode::ECB && b->key_size == key && b->openssl_name)
+            return b->openssl_name;
+    return nullptr;
+}
+
+// --only's filter: a comma-separated list of substrings, any of which selects a name.
+bool matches(const std::string& only, const std::string& name) {
+    if (only.empty()) return true;
+    for (size_t at = 0; at <= only.size();) {
+        const size_t comma = std::min(only.find(',', at), only.size());
+        if (comma > at && name.find(only.substr(at, comma - at)) != std::string::npos) return true;
+        at = comma + 1;
+    }
+    return false;
 }
 
 // One algorithm on one context over the given buffers (device or pinned host memory).
@@ -116,16 +144,18 @@ int main(int argc, char** argv) {
     size_t mib = 1024;
     int runs = 7;
     bool use_openssl = true;
-    std::string only, json;
+    std::string only, json, options;
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
         if (a == "--size" && i + 1 < argc) mib = std::strtoull(argv[++i], nullptr, 10);
         else if (a == "--runs" && i + 1 < argc) runs = std::atoi(argv[++i]);
         else if (a == "--only" && i + 1 < argc) only = argv[++i];
+        else if (a == "--options" && i + 1 < argc) options = argv[++i];
         else if (a == "--no-openssl") use_openssl = false;
         else if (a == "--json" && i + 1 < argc) json = argv[++i];
         else {
-            std::fprintf(stderr, "usage: %s [--size MIB] [--runs N] [--only SUBSTRING] [--no-openssl] [--json PATH]\n",
+            std::fprintf(stderr, "usage: %s [--size MIB] [--runs N] [--only SUBSTRING[,...]] [--options OPTS] [--no-openssl] "
+                         "[--json PATH]\n",
                          argv[0]);
             return 2;
         }
@@ -162,11 +192,14 @@ int main(int argc, char** argv) {
     const double copy_roof = copies[copies.size() / 2];
 
     bc_context *plain = nullptr, *generic = nullptr;
-    if (bc_context_create("cuda:0", nullptr, &plain) != BC_OK) {
+    auto with = [&](const std::string& o) {
+        return options.empty() ? o : o.empty() ? options : options + "," + o;
+    };
+    if (bc_context_create("cuda:0", options.empty() ? nullptr : options.c_str(), &plain) != BC_OK) {
         std::fprintf(stderr, "cuda:0: %s\n", bc_last_error());
         return 1;
     }
-    if (bc_context_create("cuda:0", "aes=generic", &generic) != BC_OK) {
+    if (bc_context_create("cuda:0", with("aes=generic").c_str(), &generic) != BC_OK) {
         std::printf("AES through the generic kernels not measured: %s\n", bc_last_error());
         generic = nullptr;
     }
@@ -176,7 +209,7 @@ int main(int argc, char** argv) {
     std::map<std::string, bc_context*> tables;  // contexts with <cipher>=table
     for (size_t i = 0; const bc::Algorithm* a = bc::algorithm_at(i); ++i) {
         if (!a->block) continue;
-        if (!only.empty() && std::string(a->name).find(only) == std::string::npos) continue;
+        if (!matches(only, a->name)) continue;
         if (a->cipher == bc::Cipher::AES) {
             if (a->mode == bc::Mode::GCM) {  // AES-GCM's own kernels are gpu_bench's; here the generic path
                 if (generic && (a->key_size == 16 || a->key_size == 32)) algs.push_back({a->name, generic});
@@ -192,7 +225,7 @@ int main(int argc, char** argv) {
             if (bc::find_block_cipher(form.c_str()) != nullptr && a->mode != bc::Mode::GCM) {
                 bc_context*& t = tables[a->block->name];
                 const std::string opt = std::string(a->block->name) + "=table";
-                if (t == nullptr && bc_context_create("cuda:0", opt.c_str(), &t) != BC_OK) {
+                if (t == nullptr && bc_context_create("cuda:0", with(opt).c_str(), &t) != BC_OK) {
                     std::printf("%s not measured: %s\n", opt.c_str(), bc_last_error());
                     t = nullptr;
                 }
@@ -263,16 +296,23 @@ int main(int argc, char** argv) {
         std::vector<std::string> done;
         for (Row& r : rows) {
             const bc::Algorithm* a = bc::find_algorithm(r.alg.c_str());
-            if (!a || !a->openssl_name || r.path != "gpu-memory") continue;
-            const std::string key = r.alg + (r.decrypt ? "/dec" : "/enc");
+            if (!a || r.path != "gpu-memory") continue;
+            const char* name = openssl_peer(*a);
+            if (!name) continue;
+            const std::string key = std::string(name) + (r.decrypt ? "/dec" : "/enc");
             std::string why;
             if (std::find(done.begin(), done.end(), key) == done.end()) {
                 done.push_back(key);
-                const double g = bench::openssl_speed_gbps(a->name, cores, 2, 16384, r.decrypt, &why);
-                std::printf("  %-20s %s %8.2f GB/s%s%s\n", a->name, r.decrypt ? "dec" : "enc", g,
+                const double g = bench::openssl_speed_gbps(name, cores, 2, 16384, r.decrypt, &why);
+                std::printf("  %-20s %s %8.2f GB/s  (%s)%s%s\n", a->name, r.decrypt ? "dec" : "enc", g, name,
                             why.empty() ? "" : "  ", why.c_str());
-                for (Row& o : rows)
-                    if (o.alg == r.alg && o.decrypt == r.decrypt) o.openssl = g;
+                for (Row& o : rows) {
+                    const bc::Algorithm* b = bc::find_algorithm(o.alg.c_str());
+                    if (b && o.decrypt == r.decrypt && openssl_peer(*b) && std::string(openssl_peer(*b)) == name) {
+                        o.openssl = g;
+                        o.openssl_as = name;
+                    }
+                }
             }
         }
     }
@@ -281,15 +321,16 @@ int main(int argc, char** argv) {
         FILE* f = std::fopen(json.c_str(), "w");
         if (f) {
             std::fprintf(f, "{\"device\": \"%s\", \"mib\": %zu, \"runs\": %d, \"copy_roof_gbs\": %.2f, "
-                            "\"noop_pinned_gbs\": %.2f, \"openssl_procs\": %u, \"rows\": [\n",
-                         prop.name, mib, runs, copy_roof, noop, cores);
+                            "\"noop_pinned_gbs\": %.2f, \"openssl_procs\": %u, \"options\": \"%s\", \"rows\": [\n",
+                         prop.name, mib, runs, copy_roof, noop, cores, options.c_str());
             for (size_t i = 0; i < rows.size(); ++i) {
                 const Row& r = rows[i];
                 std::fprintf(f,
                              "  {\"algorithm\": \"%s\", \"kernels\": \"%s\", \"memory\": \"%s\", \"decrypt\": %s, "
-                             "\"gbs\": %.2f, \"roof_gbs\": %.2f, \"openssl_gbs\": %.2f, \"error\": \"%s\"}%s\n",
+                             "\"gbs\": %.2f, \"roof_gbs\": %.2f, \"openssl_gbs\": %.2f, \"openssl_as\": \"%s\", "
+                             "\"error\": \"%s\"}%s\n",
                              r.alg.c_str(), r.options.c_str(), r.path.c_str(), r.decrypt ? "true" : "false", r.gbs,
-                             r.roof, r.openssl, r.error.c_str(), i + 1 < rows.size() ? "," : "");
+                             r.roof, r.openssl, r.openssl_as.c_str(), r.error.c_str(), i + 1 < rows.size() ? "," : "");
             }
             std::fprintf(f, "]}\n");
             std::fclose(f);

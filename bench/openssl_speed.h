@@ -51,26 +51,36 @@ inline bool parse_openssl_speed_mr(const std::string& out, std::vector<uint64_t>
 }
 
 // `openssl speed -elapsed -mr -multi procs -seconds s -bytes bytes [-decrypt] -evp alg`:
-// GB/s at that size, or -1 (why says what OpenSSL printed instead).
+// GB/s at that size, or -1 (why says what OpenSSL printed instead). Ciphers OpenSSL 3
+// keeps in its legacy provider (DES, Blowfish, CAST5, SEED) are retried with
+// `-provider legacy -provider default`.
 inline double openssl_speed_gbps(const std::string& alg, unsigned procs, int seconds, uint64_t bytes, bool decrypt,
                                  std::string* why = nullptr) {
-    std::string cmd = "openssl speed -elapsed -mr -seconds " + std::to_string(seconds);
-    if (procs > 1) cmd += " -multi " + std::to_string(procs);
-    cmd += " -bytes " + std::to_string(bytes) + (decrypt ? " -decrypt" : "") + " -evp " + alg + " 2>&1";
-    FILE* f = popen(cmd.c_str(), "r");
-    if (!f) {
+    auto once = [&](const std::string& providers, std::string* out) {
+        std::string cmd = "openssl speed -elapsed -mr" + providers + " -seconds " + std::to_string(seconds);
+        if (procs > 1) cmd += " -multi " + std::to_string(procs);
+        cmd += " -bytes " + std::to_string(bytes) + (decrypt ? " -decrypt" : "") + " -evp " + alg + " 2>&1";
+        FILE* f = popen(cmd.c_str(), "r");
+        if (!f) return -1;
+        char buf[4096];
+        for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out->append(buf, n);
+        return pclose(f);
+    };
+    std::string out;
+    int rc = once("", &out);
+    if (rc == -1) {
         if (why) *why = "cannot run openssl";
         return -1;
     }
-    std::string out;
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) out.append(buf, n);
-    const int rc = pclose(f);
     std::vector<uint64_t> sizes;
     std::vector<double> gbps;
     if (rc != 0 || !parse_openssl_speed_mr(out, &sizes, &gbps)) {
-        if (why) *why = "openssl speed gave no figure (exit " + std::to_string(rc) + ")";
-        return -1;
+        out.clear();
+        rc = once(" -provider legacy -provider default", &out);
+        if (rc != 0 || !parse_openssl_speed_mr(out, &sizes, &gbps)) {
+            if (why) *why = "openssl speed gave no figure (exit " + std::to_string(rc) + ")";
+            return -1;
+        }
     }
     return gbps.back();
 }

@@ -11,12 +11,15 @@ B=$root/.device-build
 O=${OUT:-/tmp/bc-out}
 # Results gather outside $O and are packed into $O/results.tar.gz after every step, so a
 # run stopped at its time limit still returns everything finished before it.
-W=$(mktemp -d)
+# DEVICE_RESULTS: a folder kept across several invocations in one command (each adds
+# its results; the archive holds them all).
+W=${DEVICE_RESULTS:-$(mktemp -d)}
 R=$W/results
 mkdir -p "$O" "$R"
 [ -f "$B/.device-build.tar.xz" ] && tar -C "$B" -xJf "$B/.device-build.tar.xz"
 export LD_LIBRARY_PATH=$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PATH=$B/bin:$PATH
+[ -d "$B/lib/ossl-modules" ] && export OPENSSL_MODULES=$B/lib/ossl-modules
 # The binaries find the vector files under the folder they were built from.
 src=$(cat "$B/srcdir" 2>/dev/null || echo /work/main)
 [ -e "$src" ] || { mkdir -p "$(dirname "$src")" && ln -s "$root" "$src"; }
@@ -129,7 +132,9 @@ for phase in "$@"; do
       gpu_bench --only "${NCU_ALG:-aes-128-xts}" --runs 1 --no-openssl
     ;;
   blocks)  # the generic block-cipher path: every Cipher::Block algorithm and AES's generic kernels
-    TAIL=80 step block_bench "${BLOCK_BENCH_TIMEOUT:-400}" block_bench ${BLOCK_BENCH_ARGS:-} --json "$R/block.json"
+            # (BLOCK_BENCH_ARGS; GPU_TAG names the step and its JSON, several runs a call)
+    TAIL=80 step "block_bench${GPU_TAG:-}" "${BLOCK_BENCH_TIMEOUT:-400}" block_bench ${BLOCK_BENCH_ARGS:-} \
+      --json "$R/block${GPU_TAG:-}.json"
     ;;
   ncu-blocks)  # Nsight Compute on block_bench --only NCU_ALG (256 MiB, one run): kernels NCU_KERNELS (regex)
     TAIL=${PROFILE_TAIL:-120} step "ncu_blocks${GPU_TAG:-}" 300 ncu --clock-control none -k "regex:${NCU_KERNELS:-k_}" \
@@ -184,4 +189,5 @@ for phase in "$@"; do
   *) echo "unknown phase $phase" ;;
   esac
 done
-tar -C "$W" -czf "$O/results.tar.gz" results && rm -rf "$W"
+tar -C "$W" -czf "$O/results.tar.gz" results
+[ -n "${DEVICE_RESULTS:-}" ] || rm -rf "$W"

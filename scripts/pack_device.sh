@@ -27,6 +27,10 @@ for lib in libcrypto.so.3 libssl.so.3 libOpenCL.so.1 libfmt.so.9 libargon2.so.1;
   [ -n "$p" ] && cp -L "$p" "$dst/lib/"
 done
 cp "$(command -v openssl)" "$dst/bin/openssl"
+# OpenSSL's legacy provider (DES, Blowfish, CAST5, SEED): the library's CPU backend and
+# `openssl speed` load it from OPENSSL_MODULES, which device_run.sh points here.
+mods=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
+[ -f "$mods/legacy.so" ] && mkdir -p "$dst/lib/ossl-modules" && cp "$mods/legacy.so" "$dst/lib/ossl-modules/"
 # OLD=<build folder>: that build's GPU benchmarks too, under old/bin (device_run.sh
 # compare, blocks-old), in the same archive: their GPU code is mostly the new build's.
 if [ -n "${OLD:-}" ]; then

@@ -4,8 +4,6 @@
 // its own (the process's default context is left alone). Expected values come from
 // OpenSSL or from the vector files under tests/vectors, never from this source.
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
-#include <openssl/provider.h>
 
 #include <algorithm>
 #include <cctype>
@@ -18,6 +16,7 @@
 #include "core_test_util.h"
 #include "cores/des/des.h"
 #include "cores/des/des_block.h"
+#include "legacy_cipher_util.h"
 
 namespace des_plain {
 void encrypt_batch(const uint32_t* ks, uint32_t* w);
@@ -31,67 +30,34 @@ using core_test::Bytes;
 using core_test::from_hex;
 using core_test::vector_dir;
 
-// OpenSSL's ECB of the three key sizes, from a library context owned by the test;
-// a null cipher when a provider cannot be loaded (the tests against OpenSSL then skip).
-class OpenSslDes {
-public:
-    OpenSslDes() {
-        ctx_ = OSSL_LIB_CTX_new();
-        if (!ctx_) return;
-        legacy_ = OSSL_PROVIDER_load(ctx_, "legacy");
-        deflt_ = OSSL_PROVIDER_load(ctx_, "default");
-        if (!legacy_ || !deflt_) return;
-        ecb_[0] = EVP_CIPHER_fetch(ctx_, "DES-ECB", nullptr);
-        ecb_[1] = EVP_CIPHER_fetch(ctx_, "DES-EDE-ECB", nullptr);
-        ecb_[2] = EVP_CIPHER_fetch(ctx_, "DES-EDE3-ECB", nullptr);
-    }
-    ~OpenSslDes() {
-        for (EVP_CIPHER* c : ecb_) EVP_CIPHER_free(c);
-        if (legacy_) OSSL_PROVIDER_unload(legacy_);
-        if (deflt_) OSSL_PROVIDER_unload(deflt_);
-        OSSL_LIB_CTX_free(ctx_);
-    }
-    // key_len 8, 16 or 24
-    const EVP_CIPHER* ecb(size_t key_len) const { return ecb_[key_len / 8 - 1]; }
-    bool all() const { return ecb_[0] && ecb_[1] && ecb_[2]; }
+const bc::BlockCipher& core() { return core_test::block_cipher("des"); }
 
-private:
-    OSSL_LIB_CTX* ctx_ = nullptr;
-    OSSL_PROVIDER* legacy_ = nullptr;
-    OSSL_PROVIDER* deflt_ = nullptr;
-    EVP_CIPHER* ecb_[3] = {nullptr, nullptr, nullptr};
-};
-
-const OpenSslDes& openssl() {
-    static const OpenSslDes o;
-    return o;
+// OpenSSL's ECB of key_len 8 (DES-ECB, legacy provider), 16 (DES-EDE-ECB) or 24
+// (DES-EDE3-ECB), from library contexts owned by the test; a null cipher when a
+// provider cannot be loaded (the tests against OpenSSL then skip).
+const core_test::LegacyCipher& openssl_des(size_t key_len) {
+    static const core_test::LegacyCipher des("DES-ECB"), ede("DES-EDE-ECB"), ede3("DES-EDE3-ECB");
+    return key_len == 8 ? des : key_len == 16 ? ede : ede3;
 }
 
-#define REQUIRE_OPENSSL_DES()                                                                           \
-    do {                                                                                                \
-        if (!openssl().all()) GTEST_SKIP() << "skipped: OpenSSL's DES-ECB (legacy provider) or DES-EDE*-ECB is missing"; \
+bool openssl_has_des() { return openssl_des(8).get() && openssl_des(16).get() && openssl_des(24).get(); }
+
+#define REQUIRE_OPENSSL_DES()                                                                         \
+    do {                                                                                              \
+        if (!openssl_has_des())                                                                       \
+            GTEST_SKIP() << "skipped: OpenSSL's DES-ECB (legacy provider) or DES-EDE*-ECB is missing"; \
     } while (0)
 
 Bytes openssl_ecb(bool enc, const uint8_t* key, size_t key_len, const uint8_t* in, size_t len) {
-    return core_test::evp_ecb(openssl().ecb(key_len), enc, key, in, len);
+    return core_test::evp_ecb(openssl_des(key_len).get(), enc, key, in, len);
 }
 
-std::vector<uint32_t> expand(const uint8_t* key, size_t len) {
-    std::vector<uint32_t> ks(bc::kDesKsWords);
-    EXPECT_TRUE(bc::des_expand_key(key, len, ks.data())) << len;
-    return ks;
-}
+std::vector<uint32_t> expand(const uint8_t* key, size_t len) { return core_test::expand(core(), key, len); }
 
 }  // namespace
 
 TEST(DesCore, BadKeyLengthsRefused) {
-    uint8_t key[64] = {1, 2, 3};
-    std::vector<uint32_t> ks(bc::kDesKsWords, 0x5a5a5a5au);
-    for (size_t len : {0u, 1u, 7u, 9u, 15u, 17u, 23u, 25u, 32u, 64u}) {
-        EXPECT_FALSE(bc::des_expand_key(key, len, ks.data())) << len;
-        for (uint32_t v : ks) ASSERT_EQ(0x5a5a5a5au, v) << "ks written for length " << len;
-    }
-    for (size_t len : {8u, 16u, 24u}) EXPECT_TRUE(bc::des_expand_key(key, len, ks.data())) << len;
+    core_test::expect_key_lengths(core(), {0, 1, 7, 9, 15, 17, 23, 25, 32, 64}, {8, 16, 24});
 }
 
 TEST(DesCore, ExpandedKeyLayout) {
@@ -136,31 +102,8 @@ TEST(DesCore, MatchesOpenSslRandomKeysAndLengths) {
         Bytes pt(len);
         for (auto& c : pt) c = static_cast<uint8_t>(rng());
         const Bytes want = openssl_ecb(true, key, key_len, pt.data(), len);
-        ASSERT_EQ(len, want.size());
-
-        // out of place, both buffers misaligned by different offsets
-        const size_t oi = 1 + rng() % 7, oo = 1 + rng() % 7;
-        Bytes inbuf(len + 8), outbuf(len + 8, 0xA5);
-        std::memcpy(inbuf.data() + oi, pt.data(), len);
-        bc::des_encrypt_blocks(ks.data(), inbuf.data() + oi, outbuf.data() + oo, n);
-        ASSERT_EQ(0, std::memcmp(want.data(), outbuf.data() + oo, len)) << "key " << key_len << " blocks " << n;
-        for (size_t i = 0; i < oo; ++i) ASSERT_EQ(0xA5, outbuf[i]);
-        for (size_t i = oo + len; i < outbuf.size(); ++i) ASSERT_EQ(0xA5, outbuf[i]) << "written past the end";
-
-        // decryption against OpenSSL's, out of place
-        const Bytes want_pt = openssl_ecb(false, key, key_len, want.data(), len);
-        Bytes dec(len + 3);
-        bc::des_decrypt_blocks(ks.data(), outbuf.data() + oo, dec.data() + 3, n);
-        ASSERT_EQ(0, std::memcmp(want_pt.data(), dec.data() + 3, len));
-        ASSERT_EQ(0, std::memcmp(pt.data(), dec.data() + 3, len));
-
-        // in place, misaligned: encrypt then decrypt
-        Bytes buf(len + 5);
-        std::memcpy(buf.data() + 5, pt.data(), len);
-        bc::des_encrypt_blocks(ks.data(), buf.data() + 5, buf.data() + 5, n);
-        ASSERT_EQ(0, std::memcmp(want.data(), buf.data() + 5, len));
-        bc::des_decrypt_blocks(ks.data(), buf.data() + 5, buf.data() + 5, n);
-        ASSERT_EQ(0, std::memcmp(pt.data(), buf.data() + 5, len));
+        ASSERT_NO_FATAL_FAILURE(core_test::check_blocks(core(), ks, pt, want, rng, "key " + std::to_string(key_len)));
+        ASSERT_EQ(pt, openssl_ecb(false, key, key_len, want.data(), len)) << "OpenSSL's decryption, key " << key_len;
     }
 }
 
@@ -168,27 +111,16 @@ TEST(DesCore, BatchInterfaceAndPlainDialect) {
     // The batch functions on w[2j + k] directly, against OpenSSL (when it has DES), and
     // the build of the core with the dialect's plain paths against this one.
     ASSERT_EQ(0, des_plain::intrinsics());
+    const core_test::BatchFns batch = {bc_des_encrypt_batch, bc_des_decrypt_batch, des_plain::encrypt_batch,
+                                       des_plain::decrypt_batch};
     std::mt19937 rng(4196);
     for (int trial = 0; trial < 6; ++trial) {
         const size_t key_len = 8 * (1 + trial % 3);
         uint8_t key[24], blocks[256];
         for (auto& c : key) c = static_cast<uint8_t>(rng());
         for (auto& c : blocks) c = static_cast<uint8_t>(rng());
-        const std::vector<uint32_t> ks = expand(key, key_len);
-        uint32_t w[64], p[64];
-        for (int i = 0; i < 64; ++i) w[i] = bc_load_le32(blocks + 4 * i);
-        std::memcpy(p, w, sizeof w);
-        bc_des_encrypt_batch(ks.data(), w);
-        des_plain::encrypt_batch(ks.data(), p);
-        ASSERT_EQ(0, std::memcmp(w, p, sizeof w));
-        if (openssl().all()) {
-            const Bytes want = openssl_ecb(true, key, key_len, blocks, sizeof blocks);
-            for (int i = 0; i < 64; ++i) ASSERT_EQ(bc_load_le32(want.data() + 4 * i), w[i]) << i;
-        }
-        bc_des_decrypt_batch(ks.data(), w);
-        des_plain::decrypt_batch(ks.data(), p);
-        ASSERT_EQ(0, std::memcmp(w, p, sizeof w));
-        for (int i = 0; i < 64; ++i) ASSERT_EQ(bc_load_le32(blocks + 4 * i), w[i]) << i;
+        const Bytes want = openssl_has_des() ? openssl_ecb(true, key, key_len, blocks, sizeof blocks) : Bytes();
+        ASSERT_NO_FATAL_FAILURE(core_test::check_batch(batch, expand(key, key_len), blocks, want)) << "key " << key_len;
     }
 }
 

@@ -26,12 +26,10 @@ namespace {
 
 using core_test::Bytes;
 using core_test::from_hex;
+using core_test::Kat;
 using core_test::vector_dir;
 
-struct Kat {
-    std::string where;
-    Bytes key, pt, ct;
-};
+const bc::BlockCipher& core() { return core_test::block_cipher("hight"); }
 
 std::string strip(std::string s) {
     std::string out;
@@ -66,42 +64,7 @@ std::vector<Kat> kisa_ecb_vectors() {
     return out;
 }
 
-// tests/vectors/hight/ches2006.txt: evp_test stanzas; a record ends at its Ciphertext.
-std::vector<Kat> paper_vectors() {
-    std::ifstream f(vector_dir() + "/hight/ches2006.txt");
-    std::vector<Kat> out;
-    std::string line;
-    Kat cur;
-    int lineno = 0;
-    while (std::getline(f, line)) {
-        ++lineno;
-        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-        if (line.empty() || line[0] == '#') continue;
-        const std::string value = line.substr(line.find('=') + 2);
-        if (line.rfind("Key = ", 0) == 0) cur.key = from_hex(value);
-        else if (line.rfind("Plaintext = ", 0) == 0) cur.pt = from_hex(value);
-        else if (line.rfind("Ciphertext = ", 0) == 0) {
-            cur.ct = from_hex(value);
-            cur.where = "ches2006.txt:" + std::to_string(lineno);
-            out.push_back(cur);
-            cur = Kat{};
-        }
-    }
-    return out;
-}
-
-std::vector<uint32_t> expand(const uint8_t* key) {
-    std::vector<uint32_t> ks(bc::kHightKsWords);
-    EXPECT_TRUE(bc::hight_expand_key(key, 16, ks.data()));
-    return ks;
-}
-
-Bytes single_blocks(bool enc, const std::vector<uint32_t>& ks, const uint8_t* in, size_t n) {
-    Bytes out(8 * n);
-    for (size_t i = 0; i < n; ++i)
-        (enc ? bc::hight_encrypt_blocks : bc::hight_decrypt_blocks)(ks.data(), in + 8 * i, out.data() + 8 * i, 1);
-    return out;
-}
+std::vector<uint32_t> expand(const uint8_t* key) { return core_test::expand(core(), key, 16); }
 
 // 32 bytes (one a lane) <-> 8 bit-plane words.
 void slice(const uint8_t* v, bc_u32* x) {
@@ -153,13 +116,7 @@ TEST(HightCore, BitslicedPiecesMatchByteArithmetic) {
 }
 
 TEST(HightCore, BadKeyLengthsRefused) {
-    uint8_t key[64] = {1, 2, 3};
-    std::vector<uint32_t> ks(bc::kHightKsWords, 0x5a5a5a5au);
-    for (size_t len : {0u, 1u, 8u, 10u, 15u, 17u, 24u, 32u}) {
-        EXPECT_FALSE(bc::hight_expand_key(key, len, ks.data())) << len;
-        for (uint32_t v : ks) ASSERT_EQ(0x5a5a5a5au, v) << "ks written for length " << len;
-    }
-    EXPECT_TRUE(bc::hight_expand_key(key, 16, ks.data()));
+    core_test::expect_key_lengths(core(), {0, 1, 8, 10, 15, 17, 24, 32}, {16});
 }
 
 TEST(HightCore, ExpandedKeyHeaderAndMasks) {
@@ -177,91 +134,30 @@ TEST(HightCore, ExpandedKeyHeaderAndMasks) {
 TEST(HightCore, VectorsAtEveryBatchPosition) {
     std::vector<Kat> kats = kisa_ecb_vectors();
     ASSERT_EQ(15u, kats.size()) << "HIGHT/ECB records of hight.txt";
-    const std::vector<Kat> paper = paper_vectors();
+    const std::vector<Kat> paper = core_test::read_kats("hight/ches2006.txt", "Key", "Plaintext", "Ciphertext");
     ASSERT_EQ(4u, paper.size()) << "tests/vectors/hight/ches2006.txt";
     kats.insert(kats.end(), paper.begin(), paper.end());
-    std::mt19937 rng(18033);
-    for (const Kat& k : kats) {
-        ASSERT_EQ(16u, k.key.size()) << k.where;
-        ASSERT_EQ(8u, k.pt.size()) << k.where;
-        ASSERT_EQ(8u, k.ct.size()) << k.where;
-        const std::vector<uint32_t> ks = expand(k.key.data());
-        Bytes got(8);
-        bc::hight_encrypt_blocks(ks.data(), k.pt.data(), got.data(), 1);
-        ASSERT_EQ(k.ct, got) << k.where;
-        bc::hight_decrypt_blocks(ks.data(), k.ct.data(), got.data(), 1);
-        ASSERT_EQ(k.pt, got) << k.where;
-        for (size_t n : {1u, 31u, 32u, 33u, 70u}) {
-            const size_t pos = rng() % n;
-            Bytes in(8 * n + 3), out(8 * n + 5);
-            for (auto& c : in) c = static_cast<uint8_t>(rng());
-            std::memcpy(in.data() + 3 + 8 * pos, k.pt.data(), 8);
-            bc::hight_encrypt_blocks(ks.data(), in.data() + 3, out.data() + 5, n);
-            ASSERT_EQ(0, std::memcmp(k.ct.data(), out.data() + 5 + 8 * pos, 8)) << k.where << " n " << n;
-            bc::hight_decrypt_blocks(ks.data(), out.data() + 5, out.data() + 5, n);   // in place
-            ASSERT_EQ(0, std::memcmp(in.data() + 3, out.data() + 5, 8 * n)) << k.where << " n " << n;
-        }
-    }
+    for (const Kat& k : kats) ASSERT_EQ(16u, k.key.size()) << k.where;
+    core_test::kats_at_every_batch_position(core(), kats, 18033);
 }
 
 TEST(HightCore, MultiBlockMatchesSingleBlocks) {
-    std::mt19937 rng(2006);
-    for (int trial = 0; trial < 10; ++trial) {
-        uint8_t key[16];
-        for (auto& c : key) c = static_cast<uint8_t>(rng());
-        const std::vector<uint32_t> ks = expand(key);
-        const size_t n = trial == 0 ? 0 : trial == 1 ? 32 : trial == 2 ? 33 : trial == 3 ? 1 : rng() % 101;
-        const size_t len = 8 * n;
-        Bytes pt(len);
-        for (auto& c : pt) c = static_cast<uint8_t>(rng());
-        const Bytes want = single_blocks(true, ks, pt.data(), n);
-
-        // out of place, both buffers misaligned by different offsets
-        const size_t oi = 1 + rng() % 7, oo = 1 + rng() % 7;
-        Bytes inbuf(len + 8), outbuf(len + 8, 0xA5);
-        std::memcpy(inbuf.data() + oi, pt.data(), len);
-        bc::hight_encrypt_blocks(ks.data(), inbuf.data() + oi, outbuf.data() + oo, n);
-        ASSERT_EQ(0, std::memcmp(want.data(), outbuf.data() + oo, len)) << "blocks " << n;
-        for (size_t i = 0; i < oo; ++i) ASSERT_EQ(0xA5, outbuf[i]);
-        for (size_t i = oo + len; i < outbuf.size(); ++i) ASSERT_EQ(0xA5, outbuf[i]) << "written past the end";
-
-        // decryption, out of place, against the single-block path and the plaintext
-        ASSERT_EQ(pt, single_blocks(false, ks, want.data(), n));
-        Bytes dec(len + 3);
-        bc::hight_decrypt_blocks(ks.data(), outbuf.data() + oo, dec.data() + 3, n);
-        ASSERT_EQ(0, std::memcmp(pt.data(), dec.data() + 3, len));
-
-        // in place, misaligned: encrypt then decrypt
-        Bytes buf(len + 5);
-        std::memcpy(buf.data() + 5, pt.data(), len);
-        bc::hight_encrypt_blocks(ks.data(), buf.data() + 5, buf.data() + 5, n);
-        ASSERT_EQ(0, std::memcmp(want.data(), buf.data() + 5, len));
-        bc::hight_decrypt_blocks(ks.data(), buf.data() + 5, buf.data() + 5, n);
-        ASSERT_EQ(0, std::memcmp(pt.data(), buf.data() + 5, len));
-    }
+    core_test::multi_block_matches_single_blocks(core(), {16}, 10, 2006);
 }
 
 TEST(HightCore, BatchInterfaceAndPlainDialect) {
     // The batch functions on w[2j + k] directly, against the block functions, and the
     // build of the core with the dialect's plain paths against this one.
     ASSERT_EQ(0, hight_plain::intrinsics());
+    const core_test::BatchFns batch = {bc_hight_encrypt_batch, bc_hight_decrypt_batch, hight_plain::encrypt_batch,
+                                       hight_plain::decrypt_batch};
     std::mt19937 rng(128);
     for (int trial = 0; trial < 3; ++trial) {
         uint8_t key[16], blocks[256];
         for (auto& c : key) c = static_cast<uint8_t>(rng());
         for (auto& c : blocks) c = static_cast<uint8_t>(rng());
         const std::vector<uint32_t> ks = expand(key);
-        uint32_t w[64], p[64];
-        for (int i = 0; i < 64; ++i) w[i] = bc_load_le32(blocks + 4 * i);
-        std::memcpy(p, w, sizeof w);
-        bc_hight_encrypt_batch(ks.data(), w);
-        hight_plain::encrypt_batch(ks.data(), p);
-        ASSERT_EQ(0, std::memcmp(w, p, sizeof w));
-        const Bytes want = single_blocks(true, ks, blocks, 32);
-        for (int i = 0; i < 64; ++i) ASSERT_EQ(bc_load_le32(want.data() + 4 * i), w[i]) << i;
-        bc_hight_decrypt_batch(ks.data(), w);
-        hight_plain::decrypt_batch(ks.data(), p);
-        ASSERT_EQ(0, std::memcmp(w, p, sizeof w));
-        for (int i = 0; i < 64; ++i) ASSERT_EQ(bc_load_le32(blocks + 4 * i), w[i]) << i;
+        const Bytes want = core_test::one_block_at_a_time(core(), true, ks, blocks, 32);
+        ASSERT_NO_FATAL_FAILURE(core_test::check_batch(batch, ks, blocks, want)) << "trial " << trial;
     }
 }

@@ -155,11 +155,9 @@ struct Ref {
     }
 };
 
-std::vector<uint32_t> expand(const uint8_t* key) {
-    std::vector<uint32_t> ks(bc::kMisty1KsWords);
-    EXPECT_TRUE(bc::misty1_expand_key(key, 16, ks.data()));
-    return ks;
-}
+const bc::BlockCipher& core() { return core_test::block_cipher("misty1"); }
+
+std::vector<uint32_t> expand(const uint8_t* key) { return core_test::expand(core(), key, 16); }
 
 // The 16-bit value of mask words m[0..15] (bit b from m[b]); -1 when a word is neither
 // all zeros nor all ones.
@@ -177,24 +175,6 @@ std::string hex(const Bytes& b) {
     std::string s;
     for (uint8_t x : b) s += {d[x >> 4], d[x & 15]};
     return s;
-}
-
-// Botan's block/misty.vec records (Key, In, Out); the count is checked by the caller.
-struct VecRecord {
-    Bytes key, in, out;
-};
-std::vector<VecRecord> misty_vec() {
-    std::vector<VecRecord> recs;
-    std::ifstream f(vector_dir() + "/botan/src/tests/data/block/misty.vec");
-    std::string line, key, in;
-    while (std::getline(f, line)) {
-        while (!line.empty() && std::isspace(static_cast<unsigned char>(line.back()))) line.pop_back();
-        auto value = [&line]() { return line.substr(line.find('=') + 2); };
-        if (line.rfind("Key = ", 0) == 0) key = value();
-        else if (line.rfind("In = ", 0) == 0) in = value();
-        else if (line.rfind("Out = ", 0) == 0) recs.push_back({from_hex(key), from_hex(in), from_hex(value())});
-    }
-    return recs;
 }
 
 }  // namespace
@@ -221,13 +201,7 @@ TEST(Misty1Core, SboxNetworksMatchDefinition) {
 }
 
 TEST(Misty1Core, BadKeyLengthsRefused) {
-    uint8_t key[64] = {1, 2, 3};
-    std::vector<uint32_t> ks(bc::kMisty1KsWords, 0x5a5a5a5au);
-    for (size_t len : {0u, 1u, 8u, 15u, 17u, 24u, 32u, 64u}) {
-        EXPECT_FALSE(bc::misty1_expand_key(key, len, ks.data())) << len;
-        for (uint32_t v : ks) ASSERT_EQ(0x5a5a5a5au, v) << "ks written for length " << len;
-    }
-    EXPECT_TRUE(bc::misty1_expand_key(key, 16, ks.data()));
+    core_test::expect_key_lengths(core(), {0, 1, 8, 15, 17, 24, 32, 64}, {16});
 }
 
 // Every subkey where misty1_block.h documents it, as masks, against the reference's
@@ -260,23 +234,24 @@ TEST(Misty1Core, ExpandedKeyLayout) {
 // RFC 2994's two vectors and Botan's 29 more (tests/vectors), through the portable core
 // and through the reference.
 TEST(Misty1Core, BotanVectors) {
-    const std::vector<VecRecord> recs = misty_vec();
+    const std::vector<core_test::Kat> recs =
+        core_test::read_kats("botan/src/tests/data/block/misty.vec", "Key", "In", "Out");
     if (recs.empty()) GTEST_SKIP() << "skipped: botan/src/tests/data/block/misty.vec not found";
     EXPECT_EQ(31u, recs.size());
-    for (const VecRecord& r : recs) {
+    for (const core_test::Kat& r : recs) {
         ASSERT_EQ(16u, r.key.size());
-        ASSERT_EQ(0u, r.in.size() % 8);
-        ASSERT_EQ(r.in.size(), r.out.size());
+        ASSERT_EQ(0u, r.pt.size() % 8);
+        ASSERT_EQ(r.pt.size(), r.ct.size());
         const std::vector<uint32_t> ks = expand(r.key.data());
-        const size_t n = r.in.size() / 8;
-        Bytes got(r.in.size());
-        bc::misty1_encrypt_blocks(ks.data(), r.in.data(), got.data(), n);
-        ASSERT_EQ(r.out, got) << "key " << hex(r.key);
-        bc::misty1_decrypt_blocks(ks.data(), r.out.data(), got.data(), n);
-        ASSERT_EQ(r.in, got) << "key " << hex(r.key);
+        const size_t n = r.pt.size() / 8;
+        Bytes got(r.pt.size());
+        bc::misty1_encrypt_blocks(ks.data(), r.pt.data(), got.data(), n);
+        ASSERT_EQ(r.ct, got) << "key " << hex(r.key);
+        bc::misty1_decrypt_blocks(ks.data(), r.ct.data(), got.data(), n);
+        ASSERT_EQ(r.pt, got) << "key " << hex(r.key);
         const Ref ref(r.key.data());
-        ASSERT_EQ(r.out, ref.ecb(true, r.in.data(), r.in.size())) << "reference, key " << hex(r.key);
-        ASSERT_EQ(r.in, ref.ecb(false, r.out.data(), r.out.size())) << "reference, key " << hex(r.key);
+        ASSERT_EQ(r.ct, ref.ecb(true, r.pt.data(), r.pt.size())) << "reference, key " << hex(r.key);
+        ASSERT_EQ(r.pt, ref.ecb(false, r.ct.data(), r.ct.size())) << "reference, key " << hex(r.key);
     }
 }
 
@@ -293,29 +268,8 @@ TEST(Misty1Core, MatchesReferenceRandomKeysAndLengths) {
         Bytes pt(len);
         for (auto& c : pt) c = static_cast<uint8_t>(rng());
         const Bytes want = ref.ecb(true, pt.data(), len);
-
-        // out of place, both buffers misaligned by different offsets
-        const size_t oi = 1 + rng() % 7, oo = 1 + rng() % 7;
-        Bytes inbuf(len + 8), outbuf(len + 8, 0xA5);
-        std::memcpy(inbuf.data() + oi, pt.data(), len);
-        bc::misty1_encrypt_blocks(ks.data(), inbuf.data() + oi, outbuf.data() + oo, n);
-        ASSERT_EQ(0, std::memcmp(want.data(), outbuf.data() + oo, len)) << "blocks " << n;
-        for (size_t i = 0; i < oo; ++i) ASSERT_EQ(0xA5, outbuf[i]);
-        for (size_t i = oo + len; i < outbuf.size(); ++i) ASSERT_EQ(0xA5, outbuf[i]) << "written past the end";
-
-        // decryption, out of place
-        Bytes dec(len + 3);
-        bc::misty1_decrypt_blocks(ks.data(), outbuf.data() + oo, dec.data() + 3, n);
-        ASSERT_EQ(0, std::memcmp(pt.data(), dec.data() + 3, len));
-        ASSERT_EQ(pt, ref.ecb(false, want.data(), len));
-
-        // in place, misaligned: encrypt then decrypt
-        Bytes buf(len + 5);
-        std::memcpy(buf.data() + 5, pt.data(), len);
-        bc::misty1_encrypt_blocks(ks.data(), buf.data() + 5, buf.data() + 5, n);
-        ASSERT_EQ(0, std::memcmp(want.data(), buf.data() + 5, len));
-        bc::misty1_decrypt_blocks(ks.data(), buf.data() + 5, buf.data() + 5, n);
-        ASSERT_EQ(0, std::memcmp(pt.data(), buf.data() + 5, len));
+        ASSERT_EQ(pt, ref.ecb(false, want.data(), len)) << "reference, blocks " << n;
+        ASSERT_NO_FATAL_FAILURE(core_test::check_blocks(core(), ks, pt, want, rng, "reference"));
     }
 }
 
@@ -323,23 +277,14 @@ TEST(Misty1Core, BatchInterfaceAndPlainDialect) {
     // The batch functions on w[2j + k] directly, against the reference, and the build of
     // the core with the dialect's plain paths against this one.
     ASSERT_EQ(0, misty1_plain::intrinsics());
+    const core_test::BatchFns batch = {bc_misty1_encrypt_batch, bc_misty1_decrypt_batch, misty1_plain::encrypt_batch,
+                                       misty1_plain::decrypt_batch};
     std::mt19937 rng(4196);
     for (int trial = 0; trial < 3; ++trial) {
         uint8_t key[16], blocks[256];
         for (auto& c : key) c = static_cast<uint8_t>(rng());
         for (auto& c : blocks) c = static_cast<uint8_t>(rng());
-        const std::vector<uint32_t> ks = expand(key);
-        uint32_t w[64], p[64];
-        for (int i = 0; i < 64; ++i) w[i] = bc_load_le32(blocks + 4 * i);
-        std::memcpy(p, w, sizeof w);
-        bc_misty1_encrypt_batch(ks.data(), w);
-        misty1_plain::encrypt_batch(ks.data(), p);
-        ASSERT_EQ(0, std::memcmp(w, p, sizeof w));
         const Bytes want = Ref(key).ecb(true, blocks, sizeof blocks);
-        for (int i = 0; i < 64; ++i) ASSERT_EQ(bc_load_le32(want.data() + 4 * i), w[i]) << i;
-        bc_misty1_decrypt_batch(ks.data(), w);
-        misty1_plain::decrypt_batch(ks.data(), p);
-        ASSERT_EQ(0, std::memcmp(w, p, sizeof w));
-        for (int i = 0; i < 64; ++i) ASSERT_EQ(bc_load_le32(blocks + 4 * i), w[i]) << i;
+        ASSERT_NO_FATAL_FAILURE(core_test::check_batch(batch, expand(key), blocks, want)) << "trial " << trial;
     }
 }

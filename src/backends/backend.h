@@ -36,7 +36,8 @@ struct ContextOptions {
     // registered as "<cipher>_table": not constant time, for measurement)
     std::vector<std::string> table_forms;
     size_t chunk = 0;                 // 0 = the tuning entry's (src/tuning)
-    tuning::Overrides tuning;         // depth=, cuda.aes_variant=, cuda.ghash=, cuda.pair_cc_waves=
+    tuning::Overrides tuning;         // depth=, cuda.aes_variant=, cuda.ghash=, cuda.pair_cc_waves=,
+                                      // cuda.xts_layout=
 };
 
 // A key as the host holds it: raw bytes plus the algorithm. Backends derive

@@ -10,6 +10,14 @@ namespace {
 
 const char* const kAesNames[kAesVariantCount] = {"plain", "fk", "fk-cs", "cl", "cle", "pair", "pair-cc", "pair-dec"};
 const char* const kGhashNames[kGhashVariantCount] = {"uint4", "planes"};
+const char* const kXtsLayoutNames[kXtsLayoutCount] = {"interleaved", "tiles"};
+
+// The position of s in names[0..n), -1 when absent.
+int index_of(const char* const* names, int n, const std::string& s) {
+    for (int i = 0; i < n; ++i)
+        if (s == names[i]) return i;
+    return -1;
+}
 
 bool device_matches(const DeviceClass& c, const DeviceTraits& d) {
     if (c.kind != d.kind) return false;
@@ -66,17 +74,10 @@ std::string joined(const char* const* names, int n) {
 }  // namespace
 
 const char* aes_variant_name(int v) { return v >= 0 && v < kAesVariantCount ? kAesNames[v] : "?"; }
-int aes_variant_from_name(const std::string& s) {
-    for (int i = 0; i < kAesVariantCount; ++i)
-        if (s == kAesNames[i]) return i;
-    return -1;
-}
+int aes_variant_from_name(const std::string& s) { return index_of(kAesNames, kAesVariantCount, s); }
 const char* ghash_variant_name(int v) { return v >= 0 && v < kGhashVariantCount ? kGhashNames[v] : "?"; }
-int ghash_variant_from_name(const std::string& s) {
-    for (int i = 0; i < kGhashVariantCount; ++i)
-        if (s == kGhashNames[i]) return i;
-    return -1;
-}
+int xts_layout_from_name(const std::string& s) { return index_of(kXtsLayoutNames, kXtsLayoutCount, s); }
+int ghash_variant_from_name(const std::string& s) { return index_of(kGhashNames, kGhashVariantCount, s); }
 
 const char* family_of(const Algorithm& alg) {
     switch (alg.cipher) {
@@ -140,6 +141,10 @@ bool parse_option(const std::string& key, const std::string& value, Overrides* o
         o->ghash_variant = ghash_variant_from_name(value);
         if (o->ghash_variant >= 0) return true;
         *why = "cuda.ghash takes " + joined(kGhashNames, kGhashVariantCount);
+    } else if (key == "cuda.xts_layout") {
+        o->xts_layout = xts_layout_from_name(value);
+        if (o->xts_layout >= 0) return true;
+        *why = "cuda.xts_layout takes " + joined(kXtsLayoutNames, kXtsLayoutCount);
     } else if (key == "cuda.pair_cc_waves") {
         if (parse_int(value, 1, kMaxPairCcWaves, &o->pair_cc_waves)) return true;
         *why = "cuda.pair_cc_waves takes 1.." + std::to_string(kMaxPairCcWaves);

@@ -118,6 +118,7 @@ Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<Ba
         const std::string family = alg.cipher == Cipher::AES ? "aes-generic" : cipher->name;
         const tuning::Tuning& t = tuning::select_tuning(traits_, family.c_str(), "xts");
         k->xts_layout = t.mode && std::strcmp(t.mode, "xts") == 0 ? t.kernel.variant : 0;
+        if (opt_.tuning.xts_layout >= 0) k->xts_layout = opt_.tuning.xts_layout;  // cuda.xts_layout=
     }
     const bool xts = alg.mode == Mode::XTS;
     const size_t half = xts ? key.raw.size() / 2 : key.raw.size();

@@ -142,10 +142,12 @@ struct Env {
     Bytes key;
 };
 
-Env make_env(const Case& c, std::mt19937& rng) {
+// xts_layout: the context option cuda.xts_layout= (-1: the tuning entry's).
+Env make_env(const Case& c, std::mt19937& rng, int xts_layout = -1) {
     Env e;
     bc::ContextOptions opt;
     opt.aes_generic = c.aes_generic;
+    opt.tuning.xts_layout = xts_layout;
     if (c.table_form) opt.table_forms.push_back(c.alg->block->name);
     bc::Status s = bc::make_cuda_backend(0, opt, &e.be);
     EXPECT_TRUE(s.is_ok()) << s.detail;
@@ -302,7 +304,9 @@ TEST(CudaBlock, CtrMatchesOpenSslAtOffsets) {
 }
 
 // XTS over several data units, whole blocks and ciphertext stealing, units smaller
-// and larger than a group of 1024 blocks (every item layout), a short last unit.
+// and larger than a group of 1024 blocks (every item layout), a short last unit; each
+// in both small-unit layouts (cuda.xts_layout=interleaved and tiles), whichever the
+// cipher's tuning entry picks.
 TEST(CudaBlock, XtsManyUnitsMatchesReference) {
     REQUIRE_CUDA();
     std::mt19937 rng(14);
@@ -313,42 +317,45 @@ TEST(CudaBlock, XtsManyUnitsMatchesReference) {
                             {4096 * 9 + 100, 4096}, {4096 * 33, 4096}, {16 * 70001 + 5, 0}, {520 * 7, 520},
                             {16 * 1025, 0},    {16384 * 5 + 16 * 3 + 7, 16384}, {16 * 8192 * 3, 16 * 8192},
                             {16 * 9000 * 2 + 48, 16 * 9000}};
-    for (const Case& c : cases(bc::Mode::XTS)) {
-        Env e = make_env(c, rng);
-        const size_t half = e.key.size() / 2;
-        bc::HostBlockSchedule h1, h2;
-        ASSERT_TRUE(h1.expand(c.alg->block, e.key.data(), half));
-        ASSERT_TRUE(h2.expand(c.alg->block, e.key.data() + half, half));
-        for (const auto& sh : shapes)
-            for (int mem = 0; mem < 4; ++mem) {
-                Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
-                const size_t unit = sh.unit ? sh.unit : sh.len;
-                for (size_t off = 0, u = 0; off < sh.len; off += unit, ++u) {
-                    uint8_t t[16];
-                    std::memcpy(t, tw.data(), 16);
-                    bc::add_le128(t, u);
-                    const size_t l = std::min(unit, sh.len - off);
-                    if (c.alg->openssl_name) {
-                        Bytes piece(pt.begin() + off, pt.begin() + off + l);
-                        Bytes r = evp(c.alg->openssl_name, true, e.key, t, piece);
-                        std::memcpy(want.data() + off, r.data(), l);
-                    } else {
-                        ASSERT_TRUE(bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off,
-                                                       want.data() + off, l));
+    for (const Case& c : cases(bc::Mode::XTS))
+        for (int layout : {0, 1}) {
+            Env e = make_env(c, rng, layout);
+            const size_t half = e.key.size() / 2;
+            bc::HostBlockSchedule h1, h2;
+            ASSERT_TRUE(h1.expand(c.alg->block, e.key.data(), half));
+            ASSERT_TRUE(h2.expand(c.alg->block, e.key.data() + half, half));
+            for (const auto& sh : shapes)
+                for (int mem = 0; mem < 4; ++mem) {
+                    Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
+                    const size_t unit = sh.unit ? sh.unit : sh.len;
+                    for (size_t off = 0, u = 0; off < sh.len; off += unit, ++u) {
+                        uint8_t t[16];
+                        std::memcpy(t, tw.data(), 16);
+                        bc::add_le128(t, u);
+                        const size_t l = std::min(unit, sh.len - off);
+                        if (c.alg->openssl_name) {
+                            Bytes piece(pt.begin() + off, pt.begin() + off + l);
+                            Bytes r = evp(c.alg->openssl_name, true, e.key, t, piece);
+                            std::memcpy(want.data() + off, r.data(), l);
+                        } else {
+                            ASSERT_TRUE(bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off,
+                                                           want.data() + off, l));
+                        }
                     }
+                    bc::CipherOp op;
+                    op.iv = tw.data();
+                    op.iv_len = 16;
+                    op.data_unit = sh.unit;
+                    op.dir = bc::Dir::Encrypt;
+                    ASSERT_EQ(want, run_cipher(e, op, pt, mem & 1, mem & 2, mem))
+                        << c.alg->name << " len=" << sh.len << " unit=" << sh.unit << " mem=" << mem
+                        << " layout=" << layout;
+                    op.dir = bc::Dir::Decrypt;
+                    ASSERT_EQ(pt, run_cipher(e, op, want, mem & 1, mem & 2, 3 - mem))
+                        << c.alg->name << " dec len=" << sh.len << " unit=" << sh.unit << " mem=" << mem
+                        << " layout=" << layout;
                 }
-                bc::CipherOp op;
-                op.iv = tw.data();
-                op.iv_len = 16;
-                op.data_unit = sh.unit;
-                op.dir = bc::Dir::Encrypt;
-                ASSERT_EQ(want, run_cipher(e, op, pt, mem & 1, mem & 2, mem))
-                    << c.alg->name << " len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
-                op.dir = bc::Dir::Decrypt;
-                ASSERT_EQ(pt, run_cipher(e, op, want, mem & 1, mem & 2, 3 - mem))
-                    << c.alg->name << " dec len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
-            }
-    }
+        }
 }
 
 // The kernels that stage whole tiles of 32 * batch blocks in shared memory run on

@@ -306,7 +306,11 @@ __device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo,
         bc_u32* x = w + 4 * k;
         if (b < nblocks) Modes<C>().bm_load(in, b, x, Aligned);
         else x[0] = x[1] = x[2] = x[3] = 0;
-        const uint4 v = tw[k * kThreads];
+        // tweak k is read once block k has arrived: hoisted beside the 32 loads, the 32
+        // tweaks would want 128 more registers (ARIA's kernel spilled 176 bytes)
+        uint64_t at_k = reinterpret_cast<uint64_t>(tw + k * kThreads);
+        bm_after(at_k, x[0]);
+        const uint4 v = *reinterpret_cast<const uint4*>(at_k);
         x[0] ^= v.x;
         x[1] ^= v.y;
         x[2] ^= v.z;
@@ -314,20 +318,27 @@ __device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo,
     }
     if (Enc) C::encrypt(ks, w);
     else C::decrypt(ks, w);
-    // the reads after the core stay after it (hoisted, 32 tweaks would live across it)
-    uint64_t at = reinterpret_cast<uint64_t>(tw);
-    bm_after(at, w[0]);
-    const uint4* tw2 = reinterpret_cast<const uint4*>(at);
+    // The second pass's addresses are computed after the core: shared with the first
+    // pass's loads, 32 of them (64 registers: the stride is not a constant) lived across
+    // the core, and ARIA's kernel spilled 160-172 bytes. Its tweak reads stay after the
+    // core too (hoisted, 32 tweaks would live across it), at most kAhead in flight.
+    uint64_t out_a = reinterpret_cast<uint64_t>(out), first_a = first, stride_a = stride;
+    bm_after(out_a, w[0]);
+    bm_after(first_a, w[0]);
+    bm_after(stride_a, w[0]);
+    constexpr int kAhead = 4;
 #pragma unroll
     for (int k = 0; k < C::kBatch; ++k) {
-        const uint64_t b = first + (uint64_t)stride * k;
+        const uint64_t b = first_a + stride_a * k;
         bc_u32* x = w + 4 * k;
-        const uint4 v = tw2[k * kThreads];
+        uint64_t at_k = reinterpret_cast<uint64_t>(tw + k * kThreads);
+        bm_after(at_k, k >= kAhead ? w[4 * (k - kAhead)] : w[0]);
+        const uint4 v = *reinterpret_cast<const uint4*>(at_k);
         x[0] ^= v.x;
         x[1] ^= v.y;
         x[2] ^= v.z;
         x[3] ^= v.w;
-        if (b < nblocks) Modes<C>().bm_store(out, b, x, Aligned);
+        if (b < nblocks) Modes<C>().bm_store(reinterpret_cast<uint8_t*>(out_a), b, x, Aligned);
     }
 }
 

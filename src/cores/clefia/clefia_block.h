@@ -214,19 +214,24 @@ BC_FN void bc_clefia_bs_crypt(const BC_CLEFIA_KS_SPACE bc_u32 *ks, bc_u32 *w, in
     const int step = dec ? -2 * BC_CLEFIA_KS_UNIT : 2 * BC_CLEFIA_KS_UNIT;
     const BC_CLEFIA_KS_SPACE bc_u32 *k = m + BC_CLEFIA_KS_UNIT * (dec ? 4 + 2 * (rounds - 1) : 4);
     /* Encryption moves the branches one place left a round (offset +1), decryption one
-     * place right (offset -1 = +3). */
+     * place right (offset -1 = +3). The r = 4G + 2 rounds run as G + 1 passes of a
+     * four-round body that the last pass leaves after its second round: the two rounds
+     * after the loop would otherwise be ~1,800 more instructions of straight-line code
+     * in every kernel, which the GPU's instruction cache holds worse (bench/notes/
+     * block-ciphers-gpu.md, "CLEFIA's XTS and the instruction cache"). */
     BC_CLEFIA_NOUNROLL
-    for (int g = 0; g < groups; ++g) {
+    for (int g = 0;; ++g) {
         BC_CLEFIA_UNROLL
-        for (int j = 0; j < 4; ++j) {
+        for (int j = 0; j < 2; ++j) {
             bc_clefia_bs_round(s, dec ? 4 - j : j, k);
             k += step;
         }
-    }
-    BC_CLEFIA_UNROLL
-    for (int j = 0; j < 2; ++j) {
-        bc_clefia_bs_round(s, dec ? 4 - j : j, k);
-        k += step;
+        if (g == groups) break;
+        BC_CLEFIA_UNROLL
+        for (int j = 2; j < 4; ++j) {
+            bc_clefia_bs_round(s, dec ? 4 - j : j, k);
+            k += step;
+        }
     }
     /* The output is the state of the last round (offset 1, decryption 3) without its
      * rotation: Y1 ^= WK2 (WK0), Y3 ^= WK3 (WK1). */

@@ -62,17 +62,9 @@ const Tuning kTable[] = {
 
     // XTS layouts measured per cipher: tiles where they beat interleaved items
     {kH100, "aria", "xts", kCudaGenericXtsTiles, kNone, kNone, kCudaPipe, kNoEngine,
-     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-25, bench/results/2026-11-25-xts-seed-table-opencl "
-     "(run3: aria-128-xts, 4 KiB units, 219.4 GB/s in tiles against 153.7 interleaved: its XTS kernel needs "
-     "255 registers and spills 176 bytes with the tweaks staged)."},
-    {kH100, "camellia", "xts", kCudaGenericXtsTiles, kNone, kNone, kCudaPipe, kNoEngine,
-     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-25, bench/results/2026-11-25-xts-seed-table-opencl "
-     "(run3: camellia-128-xts 197.1 GB/s in tiles against 180-205 interleaved; camellia-256-xts 179 "
-     "against 176-210: tiles for the steadier of the two)."},
-    {kH100, "aes-generic", "xts", kCudaGenericXtsTiles, kNone, kNone, kCudaPipe, kNoEngine,
-     "AES through the generic kernels (aes=generic; AES's own XTS kernels are the default). H100 SXM "
-     "80 GB HBM3, driver 580.159.04, 2026-11-25, bench/results/2026-11-25-xts-seed-table-opencl (run3: "
-     "aes-128-xts 318.2/279.2 GB/s in tiles against 264.1/240.5 interleaved)."},
+     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-27, bench/results/2026-11-27-64-bit-ciphers-xts-layouts "
+     "(run3: aria-128-xts, 4 KiB units, 219.8/220.8 GB/s in tiles against 188.7/179.3 interleaved, the "
+     "interleaved kernel at 184 registers and two blocks an SM)."},
 
     // ---- fallbacks: CUDA devices nobody has measured
     {kAnyCuda, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,

@@ -348,7 +348,7 @@ __device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo,
 // items of a unit read s consecutive blocks per load, whole sectors). tweaks: each
 // unit's group tweaks (groups a unit).
 template <class C, bool Enc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) k_xts(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
+__global__ void __launch_bounds__(kThreads, C::kXtsMinBlocks) k_xts(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                   uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks,
                                                   uint64_t last_blocks, const uint64_t* tweaks, uint64_t groups,
                                                   unsigned stride, uint64_t items_per_unit, uint64_t i0,
@@ -840,6 +840,8 @@ BlockKernels block_row(const char* name) {
         static constexpr int kBatch = BC_##ID##_BATCH;                                            \
         static constexpr size_t kKsWords = BC_##ID##_KS_WORDS;                                    \
         static constexpr bool kKsShared = BC_DEFINED_AS_ONE(BC_##ID##_KS_SHARED);                 \
+        /* BC_<ID>_XTS_3_BLOCKS_PER_SM: k_xts held to three blocks an SM (170 registers) */     \
+        static constexpr int kXtsMinBlocks = BC_DEFINED_AS_ONE(BC_##ID##_XTS_3_BLOCKS_PER_SM) ? 3 : 1; \
         static_assert(kBlock == 8 || kBlock == 16, "a block cipher has 8- or 16-byte blocks");    \
         __host__ __device__ __forceinline__ static void encrypt(const bc_u32* ks, bc_u32* w) {    \
             bc_##id##_encrypt_batch(ks, w);                                                       \

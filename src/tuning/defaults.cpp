@@ -34,9 +34,11 @@ constexpr KernelTuning kAesPair{128, 16, 16, 1 /* wave */};
 constexpr KernelTuning kGhash{512, 1, 24, 1 /* planes */};
 // The generic block-cipher and stream kernels: 128 threads, grid capped at 8 blocks per SM.
 constexpr KernelTuning kCudaGeneric{128, 8, 0, 0};
-// The same with XTS over small units in staged tiles (LaunchShape::xts_layout 1) instead of
-// interleaved items with their tweaks in shared memory (0, the default).
-constexpr KernelTuning kCudaGenericXtsTiles{128, 8, 0, 1};
+// XTS over small units: interleaved items with their tweaks in shared memory (kernel
+// variant 0) for every cipher; staged tiles (1) lost on the H100 once the interleaved
+// kernel stopped holding its addresses across the core and ARIA's was held to three blocks
+// an SM (bench/results/2026-11-27-64-bit-ciphers-xts-layouts, run3 and run4). A (device,
+// cipher, "xts") entry with variant 1, or cuda.xts_layout=tiles, selects the tiles.
 constexpr KernelTuning kNone{0, 0, 0, 0};
 // Host memory through a CUDA device: the shared pipeline's pieces and depth, and the
 // staging slots of host-memory MACs.
@@ -59,12 +61,6 @@ const Tuning kTable[] = {
      "bench/results/2026-11-23-scratch-pool-hybrid (run1-bb01600: the NO-OP sweep found depth 4 "
      "and 8 MiB pieces best, 1 GiB pageable jobs at 92-99 % of the NO-OP rate). The grid cap of "
      "8 blocks per SM and the 64 MiB MAC staging are estimates carried from the AES kernels."},
-
-    // XTS layouts measured per cipher: tiles where they beat interleaved items
-    {kH100, "aria", "xts", kCudaGenericXtsTiles, kNone, kNone, kCudaPipe, kNoEngine,
-     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-27, bench/results/2026-11-27-64-bit-ciphers-xts-layouts "
-     "(run3: aria-128-xts, 4 KiB units, 219.8/220.8 GB/s in tiles against 188.7/179.3 interleaved, the "
-     "interleaved kernel at 184 registers and two blocks an SM)."},
 
     // ---- fallbacks: CUDA devices nobody has measured
     {kAnyCuda, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,

@@ -15,6 +15,7 @@
 
 #include "cores/aes/aes.h"
 #include "modes/block/host_modes.h"
+#include "xts_test_util.h"
 #include "dialect/bc_dialect.h"
 #include "cores/aes/aes_bitsliced.h"
 
@@ -552,14 +553,11 @@ TEST(CudaAes, XtsManyUnitsAndStealing) {
             for (const auto& sh : shapes)
                 for (int mem = 0; mem < 4; ++mem) {
                     Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
-                    const size_t unit = sh.unit ? sh.unit : sh.len;
-                    for (size_t off = 0, u = 0; off < sh.len; off += unit, ++u) {
-                        uint8_t t[16];
-                        std::memcpy(t, tw.data(), 16);
-                        bc::add_le128(t, u);
-                        bc::block_xts_unit(e.g1.key(), e.g2.key(), true, t, pt.data() + off, want.data() + off,
-                                           std::min(unit, sh.len - off));
-                    }
+                    auto unit_ref = [&](const uint8_t* t, size_t off, size_t l) {
+                        return bc::block_xts_unit(e.g1.key(), e.g2.key(), true, t, pt.data() + off,
+                                                  want.data() + off, l);
+                    };
+                    ASSERT_TRUE(for_each_xts_unit(sh.len, sh.unit, tw.data(), unit_ref));
                     bc::CipherOp op;
                     op.iv = tw.data();
                     op.iv_len = 16;

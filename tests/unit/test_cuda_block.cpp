@@ -22,6 +22,7 @@
 #include "catalog/block_cipher.h"
 #include "catalog/catalog.h"
 #include "modes/block/host_modes.h"
+#include "xts_test_util.h"
 
 #if defined(BC_HAVE_CUDA)
 #include <cuda_runtime_api.h>
@@ -327,21 +328,16 @@ TEST(CudaBlock, XtsManyUnitsMatchesReference) {
             for (const auto& sh : shapes)
                 for (int mem = 0; mem < 4; ++mem) {
                     Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
-                    const size_t unit = sh.unit ? sh.unit : sh.len;
-                    for (size_t off = 0, u = 0; off < sh.len; off += unit, ++u) {
-                        uint8_t t[16];
-                        std::memcpy(t, tw.data(), 16);
-                        bc::add_le128(t, u);
-                        const size_t l = std::min(unit, sh.len - off);
-                        if (c.alg->openssl_name) {
-                            Bytes piece(pt.begin() + off, pt.begin() + off + l);
-                            Bytes r = evp(c.alg->openssl_name, true, e.key, t, piece);
-                            std::memcpy(want.data() + off, r.data(), l);
-                        } else {
-                            ASSERT_TRUE(bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off,
-                                                           want.data() + off, l));
-                        }
-                    }
+                    auto unit_ref = [&](const uint8_t* t, size_t off, size_t l) {
+                        if (!c.alg->openssl_name)
+                            return bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off,
+                                                      want.data() + off, l);
+                        Bytes piece(pt.begin() + off, pt.begin() + off + l);
+                        Bytes r = evp(c.alg->openssl_name, true, e.key, t, piece);
+                        std::memcpy(want.data() + off, r.data(), l);
+                        return true;
+                    };
+                    ASSERT_TRUE(for_each_xts_unit(sh.len, sh.unit, tw.data(), unit_ref));
                     bc::CipherOp op;
                     op.iv = tw.data();
                     op.iv_len = 16;
@@ -418,13 +414,10 @@ TEST(CudaBlock, StagedTilesMatchReference) {
             for (int mem = 0; mem < 4; ++mem) {
                 const bool device = mem & 1, in_place = mem & 2;
                 Bytes pt = random_bytes(sh.len, rng), want(sh.len), tw = random_bytes(16, rng);
-                for (size_t off = 0, u = 0; off < sh.len; off += sh.unit, ++u) {
-                    uint8_t t[16];
-                    std::memcpy(t, tw.data(), 16);
-                    bc::add_le128(t, u);
-                    const size_t l = std::min(sh.unit, sh.len - off);
-                    ASSERT_TRUE(bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off, want.data() + off, l));
-                }
+                auto unit_ref = [&](const uint8_t* t, size_t off, size_t l) {
+                    return bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off, want.data() + off, l);
+                };
+                ASSERT_TRUE(for_each_xts_unit(sh.len, sh.unit, tw.data(), unit_ref));
                 bc::CipherOp op;
                 op.iv = tw.data();
                 op.iv_len = 16;

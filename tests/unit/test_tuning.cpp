@@ -63,16 +63,15 @@ TEST(Tuning, SelectorPicksTheH100EntryForAnH100) {
     EXPECT_STREQ("generic", g.family);
     EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, g.pipeline.chunk_bytes);
     EXPECT_EQ(bc::tuning::kCudaHostPipelineDepth, g.pipeline.depth);
-    // XTS layouts per cipher: ARIA's entry asks for tiles, SM4 has none (the default layout);
-    // the per-cipher entries keep the H100's pipeline.
-    const bc::tuning::Tuning& x = bc::tuning::select_tuning(h100(), alg("aria-128-xts"));
-    EXPECT_STREQ("aria", x.family);
-    EXPECT_STREQ("xts", x.mode);
-    EXPECT_EQ(1, x.kernel.variant);
-    EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, x.pipeline.chunk_bytes);
-    const bc::tuning::Tuning& y = bc::tuning::select_tuning(h100(), alg("sm4-xts"));
-    EXPECT_STREQ("*", y.mode);
-    EXPECT_EQ(0, y.kernel.variant);
+    // XTS over small units: interleaved items (variant 0) for every cipher on the H100 since
+    // 2026-11-27, so ARIA and SM4 both take the H100's generic entry and its pipeline.
+    for (const char* name : {"aria-128-xts", "sm4-xts", "camellia-128-xts"}) {
+        const bc::tuning::Tuning& x = bc::tuning::select_tuning(h100(), alg(name));
+        EXPECT_STREQ("generic", x.family) << name;
+        EXPECT_STREQ("*", x.mode) << name;
+        EXPECT_EQ(0, x.kernel.variant) << name;
+        EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, x.pipeline.chunk_bytes) << name;
+    }
 }
 
 TEST(Tuning, SelectorFallsBackForUnknownDevices) {

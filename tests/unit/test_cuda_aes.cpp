@@ -558,11 +558,7 @@ TEST(CudaAes, XtsManyUnitsAndStealing) {
                                                   want.data() + off, l);
                     };
                     ASSERT_TRUE(for_each_xts_unit(sh.len, sh.unit, tw.data(), unit_ref));
-                    bc::CipherOp op;
-                    op.iv = tw.data();
-                    op.iv_len = 16;
-                    op.data_unit = sh.unit;
-                    op.dir = bc::Dir::Encrypt;
+                    bc::CipherOp op = xts_op(tw.data(), sh.unit);
                     ASSERT_EQ(want, run_cipher(e, op, pt, mem & 1, mem & 2, mem))
                         << v.name << " " << alg << " len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
                     op.dir = bc::Dir::Decrypt;

@@ -338,11 +338,7 @@ TEST(CudaBlock, XtsManyUnitsMatchesReference) {
                         return true;
                     };
                     ASSERT_TRUE(for_each_xts_unit(sh.len, sh.unit, tw.data(), unit_ref));
-                    bc::CipherOp op;
-                    op.iv = tw.data();
-                    op.iv_len = 16;
-                    op.data_unit = sh.unit;
-                    op.dir = bc::Dir::Encrypt;
+                    bc::CipherOp op = xts_op(tw.data(), sh.unit);
                     ASSERT_EQ(want, run_cipher(e, op, pt, mem & 1, mem & 2, mem))
                         << c.alg->name << " len=" << sh.len << " unit=" << sh.unit << " mem=" << mem
                         << " layout=" << layout;
@@ -418,11 +414,7 @@ TEST(CudaBlock, StagedTilesMatchReference) {
                     return bc::block_xts_unit(h1.key(), h2.key(), true, t, pt.data() + off, want.data() + off, l);
                 };
                 ASSERT_TRUE(for_each_xts_unit(sh.len, sh.unit, tw.data(), unit_ref));
-                bc::CipherOp op;
-                op.iv = tw.data();
-                op.iv_len = 16;
-                op.data_unit = sh.unit;
-                op.dir = bc::Dir::Encrypt;
+                bc::CipherOp op = xts_op(tw.data(), sh.unit);
                 ASSERT_EQ(want, run_cipher(e, op, pt, device, in_place, 0))
                     << c.alg->name << " len=" << sh.len << " unit=" << sh.unit << " mem=" << mem;
                 op.dir = bc::Dir::Decrypt;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "backends/backend.h"
 #include "modes/block/host_modes.h"
 
 // Calls unit_fn(tweak, offset, length) for each data unit of len bytes (unit bytes a unit;
@@ -22,4 +23,14 @@ bool for_each_xts_unit(size_t len, size_t unit, const uint8_t t0[16], F&& unit_f
         if (!unit_fn(t, off, std::min(step, len - off))) return false;
     }
     return true;
+}
+
+// An XTS encryption over data units of unit bytes (0: one unit) from tweak t0 (16 bytes).
+inline bc::CipherOp xts_op(const uint8_t* t0, size_t unit) {
+    bc::CipherOp op;
+    op.iv = t0;
+    op.iv_len = 16;
+    op.data_unit = unit;
+    op.dir = bc::Dir::Encrypt;
+    return op;
 }

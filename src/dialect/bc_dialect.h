@@ -66,6 +66,17 @@ typedef uint64_t bc_u64;
 #define BC_RESTRICT __restrict
 #endif
 
+/* Expanded keys holding tables indexed by data (a core's BC_<ID>_KS_SHARED) are read
+ * through BC_KS_AT(ks, i), never ks[i]. A backend may stage such a key as BC_KS_COPIES
+ * interleaved copies (word i of copy c at i * BC_KS_COPIES + c) and hand lane l the
+ * pointer to copy l: the 32 lanes of a warp then read 32 different shared-memory banks
+ * whatever the data (CUDA's generic kernels define 32 before this header). One copy,
+ * ks[i] itself, everywhere else. */
+#ifndef BC_KS_COPIES
+#define BC_KS_COPIES 1
+#endif
+#define BC_KS_AT(ks, i) ((ks)[BC_KS_COPIES * (i)])
+
 /* True when the intrinsic paths are in use (false under BC_DIALECT_PLAIN). */
 #if defined(BC_DIALECT_PLAIN)
 #define BC_DIALECT_INTRINSICS 0

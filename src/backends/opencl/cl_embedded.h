@@ -45,6 +45,7 @@ struct EmbeddedBlockCipher {
     std::string id;          // "aes": the core's function prefix, and the catalogue's cipher name
     std::string uid;         // "AES": the prefix of its macros
     std::string device_inc;  // "cores/aes/device.inc"
+    bool tables = false;     // its key holds tables read by data (BC_<ID>_KS_SHARED in its headers)
 };
 std::vector<EmbeddedBlockCipher> embedded_block_ciphers();
 

@@ -178,6 +178,17 @@ std::vector<EmbeddedBlockCipher> embedded_block_ciphers() {
             c.id = trim(l.substr(open, comma - open));
             c.uid = trim(l.substr(comma + 1, close - comma - 1));
             c.device_inc = dev->name;
+            // A table cipher's core header (included by device.inc) says so:
+            // "#define BC_<ID>_KS_SHARED 1"
+            const std::string shared = "#define BC_" + c.uid + "_KS_SHARED 1";
+            for (const std::string& dl : lines(dev)) {
+                std::string hdr;
+                if (!parse_quoted_include(dl, &hdr)) continue;
+                const EmbeddedFile* h = find_embedded(normalize_path(hdr));
+                if (h == nullptr) continue;
+                for (const std::string& hl : lines(h))
+                    if (hl.compare(0, shared.size(), shared) == 0) c.tables = true;
+            }
             if (!c.id.empty() && !c.uid.empty()) r.push_back(c);
         }
     }

@@ -93,8 +93,12 @@ Status Backend::block_program(const BlockCipher& cipher, const Program** out) {
             return p.error;
         }
         std::ostringstream pre;
+        // Keys in constant memory; a table cipher's copied into local memory by each
+        // work-group (block.cl, BC_BLK_KS_LOCAL): constant memory serves one address a
+        // cycle, and table lookups by data send each lane to its own.
         pre << "#define BC_DEVICE_BLOCK_CIPHER(id, ID)\n"
-            << "#define BC_" << dev->uid << "_KS_SPACE BC_CONSTANT\n"
+            << "#define BC_" << dev->uid << "_KS_SPACE " << (dev->tables ? "BC_LOCAL" : "BC_CONSTANT") << "\n"
+            << (dev->tables ? "#define BC_BLK_KS_LOCAL 1\n" : "")
             << "#include \"" << dev->device_inc << "\"\n"
             << "#define BC_CIPHER_ID " << dev->id << "\n"
             << "#define BC_CIPHER_UID " << dev->uid << "\n"

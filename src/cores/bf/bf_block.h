@@ -19,9 +19,10 @@
  *   ks[32 + 256 i + x]    S-box i + 1 (i = 0..3) at x, after the key schedule
  *   BC_BF_KS_WORDS = 32 + 4 * 256 = 1,056 words (4,224 bytes). One ks serves both
  *   directions (decryption takes P18..P1).
- * The tables are read through the BC_BF_KS_SPACE pointer ks itself: a backend that
- * stages ks in shared (CUDA) or local (OpenCL) memory defines BC_BF_KS_SPACE and passes
- * that copy, and every lookup then comes from there.
+ * Every word of ks is read through BC_KS_AT (bc_dialect.h), in the BC_BF_KS_SPACE
+ * address space: a backend that stages ks in shared (CUDA) or local (OpenCL) memory,
+ * as one copy or as interleaved copies a lane, passes its copy, and every lookup then
+ * comes from there.
  *
  * Round (no swaps: the halves take turns): L ^= P[i]; R ^= F(L), then R ^= P[i+1];
  * L ^= F(R); after 16 rounds the output is R ^ P18 || L ^ P17. F(x) = ((S1[a] + S2[b]) ^
@@ -37,17 +38,16 @@
  *   batch: 32 x 214 = 6,848 ops / 256 bytes = 26.8 ops/byte
  *          -> 16.7e12 / 26.8 = 624 GB/s on an H100 (16.7 T 32-bit ops/s);
  *          lookups: 32 x 64 = 2,048 a batch, 8 a byte.
- *   The lookups bound it first (one load instruction each, on the LSU pipe). Each
- *   load of a warp reads one 1 KB S-box at 32 data-dependent indices. From shared
- *   memory they fall on about 3.5 times the conflict-free bank cycles: 32 / 3.5 = 9
- *   lookups a clock per SM, x 132 SMs x 1.98 GHz = 2.4e12 lookups/s -> 2.4e12 / 8 =
- *   300 GB/s (conflict-free: 1,045 GB/s). From global memory through L1 (where the
- *   generic kernels read ks before BC_BF_KS_SHARED) the 32 indices touch about 8
- *   cache lines of 128 bytes, about one L1 wavefront each: 4 lookups a clock per SM,
- *   about 130 GB/s if the 4 KB of tables stay in L1. So bf-ctr at 100 GB/s or more
- *   is within both bounds; the CUDA kernels now stage ks in shared memory
- *   (BC_BF_KS_SHARED), the higher one. Not counted: the two P loads a round
- *   (uniform, once per warp), the mode's work. Not yet measured on a GPU.
+ *   The lookups: one load instruction each, on the LSU pipe, each warp load reading
+ *   one 1 KB S-box at 32 data-dependent indices. One copy in shared memory puts them
+ *   on about 3.5 times the conflict-free bank cycles (32 random draws over 32 banks):
+ *   9 lookups a clock per SM x 132 SMs x 1.98 GHz = 2.4e12 lookups/s, / 8 = 300 GB/s.
+ *   The CUDA kernels stage ks (BC_BF_KS_SHARED) as 32 interleaved copies instead
+ *   (BC_KS_AT; lane l reads copy l, so bank l, whatever the data): one bank cycle a
+ *   warp lookup, 32 a clock per SM -> 1,045 GB/s, and the ALU count above binds
+ *   first. The copies take 132 KiB a block, so one block of 8 warps an SM. OpenCL
+ *   reads ks from constant memory (one copy). Not counted: the key-word loads of a
+ *   round (the same index in every lane), the mode's work.
  * sm_90 (nvcc 13.0, -O3, a kernel holding w in registers, each direction): 80 registers,
  * no spills; the PTX of one pass of the round loop (2 rounds x 32 blocks) has 1,869
  * instructions, 29 a block-round with its 4 loads, among them the 64-bit address
@@ -80,30 +80,33 @@
 #define BC_BF_NOUNROLL
 #endif
 
-/* F(x) over the S-boxes at s (s[256 i + v] = S-box i + 1 at v). */
-BC_FN bc_u32 bc_bf_f(const BC_BF_KS_SPACE bc_u32 *s, bc_u32 x) {
-    return ((s[x >> 24] + s[256 + ((x >> 16) & 0xffu)]) ^ s[512 + ((x >> 8) & 0xffu)]) + s[768 + (x & 0xffu)];
+/* Word i of the expanded key (BC_KS_AT: one copy, or the lane's own of interleaved copies). */
+#define BC_BF_KS(ks, i) BC_KS_AT(ks, i)
+#define BC_BF_S(ks, box, v) BC_KS_AT(ks, BC_BF_S_OFFSET + 256 * (box) + (v))
+
+/* F(x) over the S-boxes of ks. */
+BC_FN bc_u32 bc_bf_f(const BC_BF_KS_SPACE bc_u32 *ks, bc_u32 x) {
+    return ((BC_BF_S(ks, 0, x >> 24) + BC_BF_S(ks, 1, (x >> 16) & 0xffu)) ^ BC_BF_S(ks, 2, (x >> 8) & 0xffu)) +
+           BC_BF_S(ks, 3, x & 0xffu);
 }
 
 /* One block, halves as big-endian words, encryption: the key schedule's step (bf.cpp)
  * and a reference for the tests. */
 BC_FN void bc_bf_encrypt_words(const BC_BF_KS_SPACE bc_u32 *ks, bc_u32 *xl, bc_u32 *xr) {
-    const BC_BF_KS_SPACE bc_u32 *s = ks + BC_BF_S_OFFSET;
     bc_u32 l = *xl, r = *xr;
     for (int i = 0; i < BC_BF_ROUNDS; i += 2) {
-        l ^= ks[i];
-        r ^= bc_bf_f(s, l);
-        r ^= ks[i + 1];
-        l ^= bc_bf_f(s, r);
+        l ^= BC_BF_KS(ks, i);
+        r ^= bc_bf_f(ks, l);
+        r ^= BC_BF_KS(ks, i + 1);
+        l ^= bc_bf_f(ks, r);
     }
-    *xl = r ^ ks[17];
-    *xr = l ^ ks[16];
+    *xl = r ^ BC_BF_KS(ks, 17);
+    *xr = l ^ BC_BF_KS(ks, 16);
 }
 
 /* Both directions over 32 blocks: dec = 0 takes P1..P18, dec = 1 P18..P1 (a constant at
  * every call site, so the selects fold). */
 BC_FN void bc_bf_crypt(const BC_BF_KS_SPACE bc_u32 *ks, bc_u32 *w, int dec) {
-    const BC_BF_KS_SPACE bc_u32 *s = ks + BC_BF_S_OFFSET;
     bc_u32 l[BC_BF_BATCH], r[BC_BF_BATCH];
     BC_BF_UNROLL
     for (int j = 0; j < BC_BF_BATCH; ++j) {
@@ -112,15 +115,15 @@ BC_FN void bc_bf_crypt(const BC_BF_KS_SPACE bc_u32 *ks, bc_u32 *w, int dec) {
     }
     BC_BF_NOUNROLL
     for (int i = 0; i < BC_BF_ROUNDS; i += 2) {
-        const bc_u32 p0 = ks[dec ? 17 - i : i], p1 = ks[dec ? 16 - i : i + 1];
+        const bc_u32 p0 = BC_BF_KS(ks, dec ? 17 - i : i), p1 = BC_BF_KS(ks, dec ? 16 - i : i + 1);
         BC_BF_UNROLL
         for (int j = 0; j < BC_BF_BATCH; ++j) {
             l[j] ^= p0;
-            r[j] ^= bc_bf_f(s, l[j]) ^ p1;
-            l[j] ^= bc_bf_f(s, r[j]);
+            r[j] ^= bc_bf_f(ks, l[j]) ^ p1;
+            l[j] ^= bc_bf_f(ks, r[j]);
         }
     }
-    const bc_u32 pl = ks[dec ? 1 : 16], pr = ks[dec ? 0 : 17];
+    const bc_u32 pl = BC_BF_KS(ks, dec ? 1 : 16), pr = BC_BF_KS(ks, dec ? 0 : 17);
     BC_BF_UNROLL
     for (int j = 0; j < BC_BF_BATCH; ++j) {
         w[2 * j] = bc_bswap32(r[j] ^ pr);

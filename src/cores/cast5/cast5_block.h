@@ -20,9 +20,10 @@
  *   ks[32 + 256 i + x]    S-box i + 1 (i = 0..3) at x: a copy of RFC 2144's S1..S4
  *   ks[1056]              the number of rounds, 12 (keys up to 10 bytes) or 16
  *   BC_CAST5_KS_WORDS = 1,057 words (4,228 bytes). One ks serves both directions.
- * The tables are read through the BC_CAST5_KS_SPACE pointer ks itself: a backend that
- * stages ks in shared (CUDA) or local (OpenCL) memory defines BC_CAST5_KS_SPACE and
- * passes that copy, and every lookup then comes from there.
+ * Every word of ks is read through BC_KS_AT (bc_dialect.h), in the BC_CAST5_KS_SPACE
+ * address space: a backend that stages ks in shared (CUDA) or local (OpenCL) memory,
+ * as one copy or as interleaved copies a lane, passes its copy, and every lookup then
+ * comes from there.
  *
  * Round n (RFC 2144 2.2), type (n - 1) mod 3 + 1, D the half it reads:
  *   type 1: I = (Km + D) <<< Kr, f = ((S1[Ia] ^ S2[Ib]) - S3[Ic]) + S4[Id]
@@ -44,17 +45,16 @@
  *          -> 16.7e12 / 28.5 = 586 GB/s on an H100 (16.7 T 32-bit ops/s);
  *          12 rounds: 21.5 ops/byte -> 777 GB/s;
  *          lookups: 32 x 64 = 2,048 a batch, 8 a byte (12 rounds: 6).
- *   The lookups bound it first (one load instruction each, on the LSU pipe). Each
- *   load of a warp reads one 1 KB S-box at 32 data-dependent indices. From shared
- *   memory they fall on about 3.5 times the conflict-free bank cycles: 32 / 3.5 = 9
- *   lookups a clock per SM, x 132 SMs x 1.98 GHz = 2.4e12 lookups/s -> 2.4e12 / 8 =
- *   300 GB/s (conflict-free: 1,045 GB/s). From global memory through L1 (where the
- *   generic kernels read ks before BC_CAST5_KS_SHARED) the 32 indices touch about 8
- *   cache lines of 128 bytes, about one L1 wavefront each: 4 lookups a clock per SM,
- *   about 130 GB/s if the 4 KB of tables stay in L1. So cast5-ctr at 100 GB/s or more
- *   is within both bounds; the CUDA kernels now stage ks in shared memory
- *   (BC_CAST5_KS_SHARED), the higher one. Not counted: the two subkey loads a round
- *   (uniform, once per warp), the mode's work. Not yet measured on a GPU.
+ *   The lookups: one load instruction each, on the LSU pipe, each warp load reading
+ *   one 1 KB S-box at 32 data-dependent indices. One copy in shared memory puts them
+ *   on about 3.5 times the conflict-free bank cycles (32 random draws over 32 banks):
+ *   9 lookups a clock per SM x 132 SMs x 1.98 GHz = 2.4e12 lookups/s, / 8 = 300 GB/s.
+ *   The CUDA kernels stage ks (BC_CAST5_KS_SHARED) as 32 interleaved copies instead
+ *   (BC_KS_AT; lane l reads copy l, so bank l, whatever the data): one bank cycle a
+ *   warp lookup, 32 a clock per SM -> 1,045 GB/s, and the ALU count above binds
+ *   first. The copies take 132 KiB a block, so one block of 8 warps an SM. OpenCL
+ *   reads ks from constant memory (one copy). Not counted: the key-word loads of a
+ *   round (the same index in every lane), the mode's work.
  * sm_90 (nvcc 13.0, -O3, a kernel holding w in registers, each direction): 80 registers,
  * no spills; the PTX of one pass of the 6-round loop over 32 blocks has 5,461
  * instructions, 28 a block-round with its 4 loads, among them the 64-bit address
@@ -88,12 +88,16 @@
 #define BC_CAST5_NOUNROLL
 #endif
 
-/* f of the given type (1..3, a constant at every call site) over the S-boxes at s. */
-BC_FN bc_u32 bc_cast5_f(const BC_CAST5_KS_SPACE bc_u32 *s, int type, bc_u32 d, bc_u32 km, bc_u32 kr) {
+/* Word i of the expanded key (BC_KS_AT: one copy, or the lane's own of interleaved copies). */
+#define BC_CAST5_KS(ks, i) BC_KS_AT(ks, i)
+#define BC_CAST5_S(ks, box, v) BC_KS_AT(ks, BC_CAST5_S_OFFSET + 256 * (box) + (v))
+
+/* f of the given type (1..3, a constant at every call site) over the S-boxes of ks. */
+BC_FN bc_u32 bc_cast5_f(const BC_CAST5_KS_SPACE bc_u32 *ks, int type, bc_u32 d, bc_u32 km, bc_u32 kr) {
     const bc_u32 in = type == 1 ? km + d : type == 2 ? (km ^ d) : km - d;
     const bc_u32 i = bc_rotl32(in, kr);
-    const bc_u32 a = s[i >> 24], b = s[256 + ((i >> 16) & 0xffu)];
-    const bc_u32 c = s[512 + ((i >> 8) & 0xffu)], e = s[768 + (i & 0xffu)];
+    const bc_u32 a = BC_CAST5_S(ks, 0, i >> 24), b = BC_CAST5_S(ks, 1, (i >> 16) & 0xffu);
+    const bc_u32 c = BC_CAST5_S(ks, 2, (i >> 8) & 0xffu), e = BC_CAST5_S(ks, 3, i & 0xffu);
     if (type == 1) return ((a ^ b) - c) + e;
     if (type == 2) return ((a - b) + c) ^ e;
     return ((a + b) ^ c) - e;
@@ -101,10 +105,9 @@ BC_FN bc_u32 bc_cast5_f(const BC_CAST5_KS_SPACE bc_u32 *s, int type, bc_u32 d, b
 
 /* Round n (1..16) of the given type over the batch: dst[j] ^= f(src[j]). */
 BC_FN void bc_cast5_round(const BC_CAST5_KS_SPACE bc_u32 *ks, int n, int type, bc_u32 *dst, const bc_u32 *src) {
-    const BC_CAST5_KS_SPACE bc_u32 *s = ks + BC_CAST5_S_OFFSET;
-    const bc_u32 km = ks[BC_CAST5_KM + n - 1], kr = ks[BC_CAST5_KR + n - 1];
+    const bc_u32 km = BC_CAST5_KS(ks, BC_CAST5_KM + n - 1), kr = BC_CAST5_KS(ks, BC_CAST5_KR + n - 1);
     BC_CAST5_UNROLL
-    for (int j = 0; j < BC_CAST5_BATCH; ++j) dst[j] ^= bc_cast5_f(s, type, src[j], km, kr);
+    for (int j = 0; j < BC_CAST5_BATCH; ++j) dst[j] ^= bc_cast5_f(ks, type, src[j], km, kr);
 }
 
 BC_FN void bc_cast5_load(const bc_u32 *w, bc_u32 *l, bc_u32 *r) {
@@ -138,7 +141,7 @@ BC_FN void bc_cast5_encrypt_batch(const BC_CAST5_KS_SPACE bc_u32 *ks, bc_u32 *w)
         bc_cast5_round(ks, h + 5, 2, l, r);
         bc_cast5_round(ks, h + 6, 3, r, l);
     }
-    if (ks[BC_CAST5_ROUNDS_AT] == 16) {
+    if (BC_CAST5_KS(ks, BC_CAST5_ROUNDS_AT) == 16) {
         bc_cast5_round(ks, 13, 1, l, r);
         bc_cast5_round(ks, 14, 2, r, l);
         bc_cast5_round(ks, 15, 3, l, r);
@@ -151,7 +154,7 @@ BC_FN void bc_cast5_encrypt_batch(const BC_CAST5_KS_SPACE bc_u32 *ks, bc_u32 *w)
 BC_FN void bc_cast5_decrypt_batch(const BC_CAST5_KS_SPACE bc_u32 *ks, bc_u32 *w) {
     bc_u32 l[BC_CAST5_BATCH], r[BC_CAST5_BATCH];
     bc_cast5_load(w, l, r);
-    if (ks[BC_CAST5_ROUNDS_AT] == 16) {
+    if (BC_CAST5_KS(ks, BC_CAST5_ROUNDS_AT) == 16) {
         bc_cast5_round(ks, 16, 1, l, r);
         bc_cast5_round(ks, 15, 3, r, l);
         bc_cast5_round(ks, 14, 2, l, r);

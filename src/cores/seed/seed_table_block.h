@@ -37,9 +37,12 @@
 #define BC_SEED_TABLE_KS_SPACE BC_GLOBAL
 #endif
 
+/* Word i of the expanded key (BC_KS_AT: one copy, or the lane's own of interleaved copies). */
+#define BC_SEED_TABLE_KS(ks, i) BC_KS_AT(ks, i)
+
 BC_FN bc_u32 bc_seed_table_g(const BC_SEED_TABLE_KS_SPACE bc_u32 *ks, bc_u32 x) {
-    return ks[32 + (x & 0xffu)] ^ ks[32 + 256 + ((x >> 8) & 0xffu)] ^ ks[32 + 512 + ((x >> 16) & 0xffu)] ^
-           ks[32 + 768 + (x >> 24)];
+    return BC_SEED_TABLE_KS(ks, 32 + (x & 0xffu)) ^ BC_SEED_TABLE_KS(ks, 32 + 256 + ((x >> 8) & 0xffu)) ^
+           BC_SEED_TABLE_KS(ks, 32 + 512 + ((x >> 16) & 0xffu)) ^ BC_SEED_TABLE_KS(ks, 32 + 768 + (x >> 24));
 }
 
 /* One block: w the four little-endian words; rounds forward (dec = 0) or backward. */
@@ -49,8 +52,8 @@ BC_FN void bc_seed_table_block(const BC_SEED_TABLE_KS_SPACE bc_u32 *ks, bc_u32 *
         const int r = dec ? 15 - i : i;
         /* F (RFC 4269 2.1) of (r0, r1): a = C ^ K0, t1 = G(C ^ D ^ K0 ^ K1), t2 = G(t1 + a),
          * D' = G(t2 + t1), C' = D' + t2 */
-        const bc_u32 a = r0 ^ ks[2 * r];
-        const bc_u32 t1 = bc_seed_table_g(ks, r0 ^ r1 ^ ks[2 * r + 1]);
+        const bc_u32 a = r0 ^ BC_SEED_TABLE_KS(ks, 2 * r);
+        const bc_u32 t1 = bc_seed_table_g(ks, r0 ^ r1 ^ BC_SEED_TABLE_KS(ks, 2 * r + 1));
         const bc_u32 t2 = bc_seed_table_g(ks, t1 + a);
         const bc_u32 d = bc_seed_table_g(ks, t2 + t1);
         const bc_u32 c = d + t2;

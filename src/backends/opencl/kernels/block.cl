@@ -6,7 +6,9 @@
  * behind a prelude that names the cipher and includes its device.inc:
  *
  *   #define BC_DEVICE_BLOCK_CIPHER(id, ID)        (empty: the include only brings the core)
- *   #define BC_<ID>_KS_SPACE BC_CONSTANT          (expanded keys in constant memory)
+ *   #define BC_<ID>_KS_SPACE BC_CONSTANT          (expanded keys in constant memory;
+ *                                                  BC_LOCAL and BC_BLK_KS_LOCAL 1 for a
+ *                                                  cipher whose key holds tables)
  *   #include "cores/<cipher>/device.inc"
  *   #define BC_CIPHER_ID <id>
  *   #define BC_CIPHER_UID <ID>
@@ -36,7 +38,25 @@
 #define BC_BLK_LANES 1
 #endif
 
+/* Every kernel takes the expanded key in constant memory (BC_BLK_KS_PARAM) and opens with
+ * BC_BLK_STAGE_KS, which names the key the core reads `ks`. A table cipher's lookups are
+ * indexed by data, so a warp's lanes read different words: constant memory would serve
+ * them one after another, local memory (one copy a work-group, staged here before any
+ * work-item may leave) serves a warp at once less its bank conflicts. */
+#if BC_BLK_KS_LOCAL
+#define BC_BLK_KS_WORDS BC_BLK_X3(BC_, BC_CIPHER_UID, _KS_WORDS)
+typedef BC_LOCAL const bc_u32 *bc_blk_ks;
+#define BC_BLK_KS_PARAM BC_CONSTANT const bc_u32 *ks_in
+#define BC_BLK_STAGE_KS                                                                          \
+    BC_LOCAL bc_u32 ks_copy[BC_BLK_KS_WORDS];                                                    \
+    for (size_t i_ = get_local_id(0); i_ < BC_BLK_KS_WORDS; i_ += get_local_size(0)) ks_copy[i_] = ks_in[i_]; \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                \
+    const bc_blk_ks ks = ks_copy
+#else
 typedef BC_CONSTANT const bc_u32 *bc_blk_ks;
+#define BC_BLK_KS_PARAM bc_blk_ks ks
+#define BC_BLK_STAGE_KS (void)0
+#endif
 
 #define BC_BM_NAME(x) bc_blk_##x
 #define BC_BM_BLOCK BC_BLK_BLOCK
@@ -53,12 +73,14 @@ BC_FN bc_u64 bc_blk_first(bc_u64 g) {
 
 /* ---- ECB: nblocks blocks of buf in place ---- */
 
-BC_KERNEL void bc_block_ecb_enc(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_blk_ks ks) {
+BC_KERNEL void bc_block_ecb_enc(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_BLK_KS_PARAM) {
+    BC_BLK_STAGE_KS;
     const bc_u64 first = bc_blk_first(get_global_id(0));
     if (first < nblocks) bc_blk_ecb_item(ks, buf, buf, nblocks, first, BC_BLK_LANES, 1, 1);
 }
 
-BC_KERNEL void bc_block_ecb_dec(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_blk_ks ks) {
+BC_KERNEL void bc_block_ecb_dec(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_BLK_KS_PARAM) {
+    BC_BLK_STAGE_KS;
     const bc_u64 first = bc_blk_first(get_global_id(0));
     if (first < nblocks) bc_blk_ecb_item(ks, buf, buf, nblocks, first, BC_BLK_LANES, 0, 1);
 }
@@ -66,7 +88,8 @@ BC_KERNEL void bc_block_ecb_dec(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_blk_ks 
 /* ---- CTR: len bytes of buf in place; ctr holds the counter block of keystream
  * block 0 as big-endian words (the first BW used) ---- */
 
-BC_KERNEL void bc_block_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 len, bc_blk_ks ks, uint4 ctr, int inc32) {
+BC_KERNEL void bc_block_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 len, BC_BLK_KS_PARAM, uint4 ctr, int inc32) {
+    BC_BLK_STAGE_KS;
     const bc_u64 first = bc_blk_first(get_global_id(0));
     if (first * BC_BLK_BLOCK >= len) return;
     bc_u32 c[4] = {ctr.x, ctr.y, ctr.z, ctr.w};
@@ -85,8 +108,9 @@ BC_KERNEL void bc_block_cbc_save(const BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_
     for (int q = 0; q < BC_BLK_BW; ++q) chains[BC_BLK_BW * g + q] = w[q];
 }
 
-BC_KERNEL void bc_block_cbc_dec(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_blk_ks ks,
+BC_KERNEL void bc_block_cbc_dec(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_BLK_KS_PARAM,
                                 const BC_GLOBAL bc_u32 *chains) {
+    BC_BLK_STAGE_KS;
     const bc_u64 g = get_global_id(0);
     const bc_u64 first = g * BC_BLK_BATCH;
     if (first >= nblocks) return;
@@ -140,13 +164,15 @@ BC_FN void bc_blk_xts(BC_GLOBAL bc_u8 *buf, bc_u64 base, bc_u64 nunits, bc_u64 u
 
 BC_KERNEL void bc_block_xts_enc(BC_GLOBAL bc_u8 *buf, bc_u64 base, bc_u64 nunits, bc_u64 unit_bytes,
                                 bc_u64 nblocks, bc_u64 items_per_unit, const BC_GLOBAL bc_u32 *tweaks,
-                                bc_u64 tbase, const BC_GLOBAL bc_u64 *apow, bc_blk_ks ks) {
+                                bc_u64 tbase, const BC_GLOBAL bc_u64 *apow, BC_BLK_KS_PARAM) {
+    BC_BLK_STAGE_KS;
     bc_blk_xts(buf, base, nunits, unit_bytes, nblocks, items_per_unit, tweaks, tbase, apow, ks, 1);
 }
 
 BC_KERNEL void bc_block_xts_dec(BC_GLOBAL bc_u8 *buf, bc_u64 base, bc_u64 nunits, bc_u64 unit_bytes,
                                 bc_u64 nblocks, bc_u64 items_per_unit, const BC_GLOBAL bc_u32 *tweaks,
-                                bc_u64 tbase, const BC_GLOBAL bc_u64 *apow, bc_blk_ks ks) {
+                                bc_u64 tbase, const BC_GLOBAL bc_u64 *apow, BC_BLK_KS_PARAM) {
+    BC_BLK_STAGE_KS;
     bc_blk_xts(buf, base, nunits, unit_bytes, nblocks, items_per_unit, tweaks, tbase, apow, ks, 0);
 }
 #endif

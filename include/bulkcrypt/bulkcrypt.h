@@ -183,8 +183,11 @@ typedef struct bc_context bc_context;
  *                            bitsliced CUDA AES kernel variant (same output)
  *           cuda.ghash=uint4|planes        CUDA GHASH table layout
  *           cuda.pair_cc_waves=N           pair-cc grid waves, 1..8
- *           cuda.xts_layout=interleaved|tiles   generic CUDA kernels' XTS over
- *                            small units (same output)
+ *           cuda.xts_layout=interleaved|tiles|interleaved-smem   generic CUDA
+ *                            kernels' XTS over small units (same output)
+ *           cuda.blocks_per_sm=N           CUDA grid: N blocks an SM, 1..64 (default:
+ *                            the tuning entry's cap, and for the generic kernels
+ *                            no more than an SM holds at once)
  *         Options a backend has no use for are accepted and ignored; without them
  *         the device's tuning entry decides. */
 BC_API BC_MUST_CHECK bc_status bc_context_create(const char *device, const char *options,

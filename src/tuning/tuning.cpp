@@ -10,7 +10,7 @@ namespace {
 
 const char* const kAesNames[kAesVariantCount] = {"plain", "fk", "fk-cs", "cl", "cle", "pair", "pair-cc", "pair-dec"};
 const char* const kGhashNames[kGhashVariantCount] = {"uint4", "planes"};
-const char* const kXtsLayoutNames[kXtsLayoutCount] = {"interleaved", "tiles"};
+const char* const kXtsLayoutNames[kXtsLayoutCount] = {"interleaved", "tiles", "interleaved-smem"};
 
 // The position of s in names[0..n), -1 when absent.
 int index_of(const char* const* names, int n, const std::string& s) {
@@ -145,6 +145,9 @@ bool parse_option(const std::string& key, const std::string& value, Overrides* o
         o->xts_layout = xts_layout_from_name(value);
         if (o->xts_layout >= 0) return true;
         *why = "cuda.xts_layout takes " + joined(kXtsLayoutNames, kXtsLayoutCount);
+    } else if (key == "cuda.blocks_per_sm") {
+        if (parse_int(value, 1, kMaxBlocksPerSm, &o->blocks_per_sm)) return true;
+        *why = "cuda.blocks_per_sm takes 1.." + std::to_string(kMaxBlocksPerSm);
     } else if (key == "cuda.pair_cc_waves") {
         if (parse_int(value, 1, kMaxPairCcWaves, &o->pair_cc_waves)) return true;
         *why = "cuda.pair_cc_waves takes 1.." + std::to_string(kMaxPairCcWaves);

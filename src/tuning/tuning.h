@@ -87,8 +87,8 @@ const char* ghash_variant_name(int v);  // "uint4", "planes"
 int ghash_variant_from_name(const std::string& s);
 // The generic CUDA kernels' XTS over small units: interleaved items with their tweaks in
 // shared memory (0) or staged tiles (1); a (device, cipher, "xts") entry's kernel variant.
-constexpr int kXtsLayoutCount = 2;
-int xts_layout_from_name(const std::string& s);  // "interleaved", "tiles"
+constexpr int kXtsLayoutCount = 3;
+int xts_layout_from_name(const std::string& s);  // "interleaved", "tiles", "interleaved-smem"
 
 // The shared host pipeline of a CUDA device: what chunk = 0 and depth = 0 mean there.
 // The generic CUDA entries of defaults.cpp carry the same numbers.
@@ -102,13 +102,15 @@ struct Overrides {
     int aes_variant = -1;      // cuda.aes_variant=NAME
     int ghash_variant = -1;    // cuda.ghash=uint4|planes
     int pair_cc_waves = 0;     // cuda.pair_cc_waves=1..8
-    int xts_layout = -1;       // cuda.xts_layout=interleaved|tiles (generic kernels' small-unit XTS)
+    int xts_layout = -1;       // cuda.xts_layout=interleaved|tiles|interleaved-smem (generic small-unit XTS)
+    int blocks_per_sm = 0;     // cuda.blocks_per_sm=1..64: the CUDA grid cap an SM, as given
 };
 constexpr int kMaxDepth = 32;          // depth= accepts 1..kMaxDepth
 constexpr int kMaxPairCcWaves = 8;
+constexpr int kMaxBlocksPerSm = 64;
 
 // Parses one context option whose key this layer owns ("depth", "cuda.aes_variant",
-// "cuda.ghash", "cuda.pair_cc_waves", "cuda.xts_layout") into o. Returns false with *why set for a bad value;
+// "cuda.ghash", "cuda.pair_cc_waves", "cuda.xts_layout", "cuda.blocks_per_sm") into o. Returns false with *why set for a bad value;
 // *known = false (and true returned) for a key that is not a tuning key.
 bool parse_option(const std::string& key, const std::string& value, Overrides* o, bool* known, std::string* why);
 

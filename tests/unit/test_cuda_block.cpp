@@ -306,8 +306,8 @@ TEST(CudaBlock, CtrMatchesOpenSslAtOffsets) {
 
 // XTS over several data units, whole blocks and ciphertext stealing, units smaller
 // and larger than a group of 1024 blocks (every item layout), a short last unit; each
-// in both small-unit layouts (cuda.xts_layout=interleaved and tiles), whichever the
-// cipher's tuning entry picks.
+// in every small-unit layout (cuda.xts_layout=interleaved, tiles and interleaved-smem),
+// whichever the cipher's tuning entry picks.
 TEST(CudaBlock, XtsManyUnitsMatchesReference) {
     REQUIRE_CUDA();
     std::mt19937 rng(14);
@@ -319,7 +319,7 @@ TEST(CudaBlock, XtsManyUnitsMatchesReference) {
                             {16 * 1025, 0},    {16384 * 5 + 16 * 3 + 7, 16384}, {16 * 8192 * 3, 16 * 8192},
                             {16 * 9000 * 2 + 48, 16 * 9000}};
     for (const Case& c : cases(bc::Mode::XTS))
-        for (int layout : {0, 1}) {
+        for (int layout : {0, 1, 2}) {
             Env e = make_env(c, rng, layout);
             const size_t half = e.key.size() / 2;
             bc::HostBlockSchedule h1, h2;

@@ -140,8 +140,12 @@ TEST(Tuning, OverridesReplaceFieldsOfTheEntry) {
     ASSERT_TRUE(bc::tuning::parse_option("depth", "8", &o, &known, &why));
     ASSERT_TRUE(bc::tuning::parse_option("cuda.xts_layout", "tiles", &o, &known, &why));
     EXPECT_EQ(1, o.xts_layout);
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.xts_layout", "interleaved-smem", &o, &known, &why));
+    EXPECT_EQ(2, o.xts_layout);
     ASSERT_TRUE(bc::tuning::parse_option("cuda.xts_layout", "interleaved", &o, &known, &why));
     EXPECT_EQ(0, o.xts_layout);
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.blocks_per_sm", "5", &o, &known, &why));
+    EXPECT_EQ(5, o.blocks_per_sm);
     o.chunk = size_t(1) << 20;
     const bc::tuning::Tuning r = bc::tuning::apply_overrides(t, o);
     EXPECT_EQ(4, r.kernel.variant);
@@ -161,6 +165,9 @@ TEST(Tuning, OverridesReplaceFieldsOfTheEntry) {
     EXPECT_FALSE(bc::tuning::parse_option("cuda.pair_cc_waves", "9", &o, &known, &why));
     EXPECT_FALSE(bc::tuning::parse_option("cuda.xts_layout", "tile", &o, &known, &why));
     EXPECT_NE(std::string::npos, why.find("interleaved")) << why;
+    EXPECT_FALSE(bc::tuning::parse_option("cuda.blocks_per_sm", "0", &o, &known, &why));
+    EXPECT_FALSE(bc::tuning::parse_option("cuda.blocks_per_sm", "65", &o, &known, &why));
+    EXPECT_NE(std::string::npos, why.find("1..64")) << why;
     EXPECT_FALSE(bc::tuning::parse_option("depth", "0", &o, &known, &why));
     EXPECT_FALSE(bc::tuning::parse_option("depth", "4x", &o, &known, &why));
     ASSERT_TRUE(bc::tuning::parse_option("threads", "4", &o, &known, &why));
@@ -170,14 +177,14 @@ TEST(Tuning, OverridesReplaceFieldsOfTheEntry) {
 TEST(Tuning, ContextOptionsAreParsedAndBadValuesRefused) {
     bc_context* ctx = nullptr;
     ASSERT_EQ(BC_OK, bc_context_create("cpu", "depth=6,cuda.aes_variant=pair-cc,cuda.ghash=planes,cuda.pair_cc_waves=2,chunk=65536,"
-                                        "cuda.xts_layout=tiles", &ctx))
+                                        "cuda.xts_layout=tiles,cuda.blocks_per_sm=3", &ctx))
         << bc_last_error();
     bc_context_destroy(ctx);
     // a table form exists for SEED only
     ASSERT_EQ(BC_OK, bc_context_create("cpu", "seed=table,seed=bitsliced", &ctx)) << bc_last_error();
     bc_context_destroy(ctx);
     for (const char* bad : {"cuda.aes_variant=fastest", "cuda.ghash=3", "depth=0", "depth=33", "cuda.pair_cc_waves=0",
-                            "cuda.xts_layout=2", "chunk=100", "cuda.aes_bs=pair", "clefia=table", "seed=tables", "seed_table=table"}) {
+                            "cuda.xts_layout=2", "cuda.blocks_per_sm=x", "chunk=100", "cuda.aes_bs=pair", "clefia=table", "seed=tables", "seed_table=table"}) {
         ctx = nullptr;
         EXPECT_EQ(BC_ERR_BAD_OPTION, bc_context_create("cpu", bad, &ctx)) << bad;
         EXPECT_EQ(nullptr, ctx) << bad;

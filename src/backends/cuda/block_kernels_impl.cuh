@@ -23,12 +23,19 @@
 // groups), and each item steps from it by x^r, r < G, with shifts (bc_xts_mul_xs).
 #pragma once
 
+// A table cipher's key (BC_<ID>_KS_SHARED) is staged in shared memory as 32 interleaved
+// copies, lane l reading copy l (bc_dialect.h's BC_KS_AT): every lookup of a warp falls in
+// 32 different banks whatever the data. Defined before the dialect header is first read.
+#define BC_KS_COPIES 32
+
 #include "backends/cuda/block_kernels.h"
 
 #include <strings.h>
 
 #include <cstring>
+#include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "dialect/bc_dialect.h"
 #include "modes/block/xts_tweak.h"
@@ -37,7 +44,9 @@ namespace bc {
 namespace cuda {
 namespace {
 
-constexpr int kThreads = 128;
+constexpr int kThreads = 128;       // threads a block of the auxiliary kernels
+constexpr int kPlainThreads = 128;  // of a cipher's kernels (C::kThreads), without tables
+constexpr int kTableThreads = 256;  // with tables: their copies (~132 KiB) fit once an SM
 constexpr int kLanes = 32;
 constexpr unsigned kGroupsPerThread = 8;  // XTS group tweaks walked by one thread
 
@@ -164,25 +173,31 @@ __device__ __forceinline__ uint64_t group_first(uint64_t i) {
     return (i / kLanes) * (uint64_t)(kLanes * C::kBatch) + i % kLanes;
 }
 
+extern __shared__ __align__(16) unsigned char bc_stage[];
+
 // The expanded key the core reads: as given, or for a cipher whose key holds tables
-// (BC_<ID>_KS_SHARED: lookups indexed by data) a copy in shared memory, made once per
-// thread block. Every kernel calls it first, before any thread may leave.
+// (BC_<ID>_KS_SHARED: lookups indexed by data) BC_KS_COPIES interleaved copies in the
+// block's dynamic shared memory, at byte `at` (after the kernel's own staging), made
+// once per thread block; each lane gets its copy. Every kernel calls it first, before any
+// thread may leave.
 template <class C>
-__device__ __forceinline__ const bc_u32* staged_key(const bc_u32* ks) {
+__device__ __forceinline__ const bc_u32* staged_key(const bc_u32* ks, size_t at) {
     if constexpr (!C::kKsShared) {
+        (void)at;
         return ks;
     } else {
-        __shared__ bc_u32 key[C::kKsWords];
-        for (unsigned i = threadIdx.x; i < C::kKsWords; i += blockDim.x) key[i] = ks[i];
+        bc_u32* key = reinterpret_cast<bc_u32*>(bc_stage + at);
+        // consecutive threads write consecutive words: no bank conflicts here either
+        for (unsigned i = threadIdx.x; i < C::kKsWords * BC_KS_COPIES; i += blockDim.x) key[i] = ks[i / BC_KS_COPIES];
         __syncthreads();
-        return key;
+        return key + threadIdx.x % BC_KS_COPIES;
     }
 }
 
 template <class C, bool Enc, bool Aligned>
-__global__ void __launch_bounds__(kThreads) k_ecb(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
+__global__ void __launch_bounds__(C::kThreads) k_ecb(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                   uint64_t nblocks, uint64_t nitems) {
-    ks = staged_key<C>(ks);
+    ks = staged_key<C>(ks, 0);
     for (uint64_t i = item0(); i < nitems; i += item_step()) {
         const uint64_t first = group_first<C>(i);
         if (first >= nblocks) continue;
@@ -191,10 +206,10 @@ __global__ void __launch_bounds__(kThreads) k_ecb(const bc_u32* __restrict__ ks,
 }
 
 template <class C, bool Inc32, bool Aligned>
-__global__ void __launch_bounds__(kThreads) k_ctr(const bc_u32* __restrict__ ks, Block16 ctr, unsigned shift,
+__global__ void __launch_bounds__(C::kThreads) k_ctr(const bc_u32* __restrict__ ks, Block16 ctr, unsigned shift,
                                                   const uint8_t* in, uint8_t* out, uint64_t len, uint64_t nks,
                                                   uint64_t nitems) {
-    ks = staged_key<C>(ks);
+    ks = staged_key<C>(ks, 0);
     bc_u32 c[C::kBlock / 4];
 #pragma unroll
     for (int q = 0; q < C::kBlock / 4; ++q) c[q] = ctr.w[q];
@@ -223,10 +238,10 @@ __global__ void k_cbc_chains(Block16 iv, const uint8_t* in, bc_u32* chain, uint6
 }
 
 template <class C, bool Aligned>
-__global__ void __launch_bounds__(kThreads) k_cbc_dec(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
+__global__ void __launch_bounds__(C::kThreads) k_cbc_dec(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                       uint64_t nblocks, const bc_u32* chain, uint64_t i0,
                                                       uint64_t nitems) {
-    ks = staged_key<C>(ks);
+    ks = staged_key<C>(ks, 0);
     constexpr int BW = C::kBlock / 4;
     for (uint64_t i = i0 + item0(); i < nitems; i += item_step()) {
         bc_u32 v[BW];
@@ -275,13 +290,11 @@ __device__ __forceinline__ void item_tweak(const uint64_t* tweaks, uint64_t u, u
     if (r) bc_xts_mul_xs(lo, hi, r);
 }
 
-extern __shared__ __align__(16) unsigned char bc_stage[];
-
-// Shared memory of k_xts: each thread's batch of tweaks, tweak k of thread i at k * kThreads + i
+// Shared memory of k_xts: each thread's batch of tweaks, tweak k of thread i at k * C::kThreads + i
 // (a warp's accesses to tweak k are one contiguous span: no bank conflicts).
 template <class C>
 constexpr size_t xts_tweak_bytes() {
-    return (size_t)16 * C::kBatch * kThreads;
+    return (size_t)16 * C::kBatch * C::kThreads;
 }
 
 // One XTS item (block_modes.h's xts_item, the same result) with its tweaks walked once, in
@@ -296,7 +309,7 @@ __device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo,
     bc_u32 t[4] = {(bc_u32)t_lo, (bc_u32)(t_lo >> 32), (bc_u32)t_hi, (bc_u32)(t_hi >> 32)};
 #pragma unroll 1
     for (int k = 0; k < C::kBatch; ++k) {
-        tw[k * kThreads] = make_uint4(t[0], t[1], t[2], t[3]);
+        tw[k * C::kThreads] = make_uint4(t[0], t[1], t[2], t[3]);
         bc_xts_mul_xs_w(t, stride);
     }
     bc_u32 w[4 * C::kBatch];
@@ -308,7 +321,7 @@ __device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo,
         else x[0] = x[1] = x[2] = x[3] = 0;
         // tweak k is read once block k has arrived: hoisted beside the 32 loads, the 32
         // tweaks would want 128 more registers (ARIA's kernel spilled 176 bytes)
-        uint64_t at_k = reinterpret_cast<uint64_t>(tw + k * kThreads);
+        uint64_t at_k = reinterpret_cast<uint64_t>(tw + k * C::kThreads);
         bm_after(at_k, x[0]);
         const uint4 v = *reinterpret_cast<const uint4*>(at_k);
         x[0] ^= v.x;
@@ -331,7 +344,7 @@ __device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo,
     for (int k = 0; k < C::kBatch; ++k) {
         const uint64_t b = first_a + stride_a * k;
         bc_u32* x = w + 4 * k;
-        uint64_t at_k = reinterpret_cast<uint64_t>(tw + k * kThreads);
+        uint64_t at_k = reinterpret_cast<uint64_t>(tw + k * C::kThreads);
         bm_after(at_k, k >= kAhead ? w[4 * (k - kAhead)] : w[0]);
         const uint4 v = *reinterpret_cast<const uint4*>(at_k);
         x[0] ^= v.x;
@@ -342,18 +355,87 @@ __device__ __forceinline__ void xts_item_staged(const bc_u32* ks, uint64_t t_lo,
     }
 }
 
+// The same item with the blocks themselves passing through shared memory, in the slots
+// the tweaks take above (block k of thread i at k * kThreads + i): a rolled loop copies
+// them in (cp.async: all in flight, no registers held), a second walks the tweaks and
+// XORs them in there, 32 shared loads fill the core's registers; after the core 32 shared
+// stores, and a rolled loop walks the tweaks again, XORs and stores to global memory. The
+// unrolled code around the core is 64 shared accesses, against ~700 instructions of
+// addresses, bounds tests, loads, XORs and stores in xts_item_staged, which every warp
+// streams once per item: CLEFIA-128's XTS kernel spent 34 % of its issue slots waiting
+// for instruction fetch. Data and output 16-byte aligned (unit sizes a multiple of 16).
+template <class C, bool Enc>
+__device__ __forceinline__ void xts_item_through_smem(const bc_u32* ks, uint64_t t_lo, uint64_t t_hi,
+                                                      const uint8_t* in, uint8_t* out, uint64_t nblocks,
+                                                      uint64_t first, unsigned stride) {
+    static_assert(C::kBlock == 16, "XTS has 16-byte blocks");
+    uint4* slot = reinterpret_cast<uint4*>(bc_stage) + threadIdx.x;
+#pragma unroll 1
+    for (int k = 0; k < C::kBatch; ++k) {
+        const uint64_t b = first + (uint64_t)stride * k;
+        uint4* dst = slot + k * C::kThreads;
+        if (b < nblocks) {
+            const uint8_t* from = in + 16 * b;
+#if __CUDA_ARCH__ >= 800
+            const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(from));
+#else
+            *dst = *reinterpret_cast<const uint4*>(from);
+#endif
+        } else {
+            *dst = make_uint4(0, 0, 0, 0);
+        }
+    }
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::);
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#endif
+    bc_u32 t[4] = {(bc_u32)t_lo, (bc_u32)(t_lo >> 32), (bc_u32)t_hi, (bc_u32)(t_hi >> 32)};
+#pragma unroll 1
+    for (int k = 0; k < C::kBatch; ++k) {
+        uint4 v = slot[k * C::kThreads];
+        slot[k * C::kThreads] = make_uint4(v.x ^ t[0], v.y ^ t[1], v.z ^ t[2], v.w ^ t[3]);
+        bc_xts_mul_xs_w(t, stride);
+    }
+    bc_u32 w[4 * C::kBatch];
+#pragma unroll
+    for (int k = 0; k < C::kBatch; ++k) {
+        const uint4 v = slot[k * C::kThreads];
+        w[4 * k] = v.x;
+        w[4 * k + 1] = v.y;
+        w[4 * k + 2] = v.z;
+        w[4 * k + 3] = v.w;
+    }
+    if (Enc) C::encrypt(ks, w);
+    else C::decrypt(ks, w);
+#pragma unroll
+    for (int k = 0; k < C::kBatch; ++k) slot[k * C::kThreads] = make_uint4(w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]);
+    t[0] = (bc_u32)t_lo;
+    t[1] = (bc_u32)(t_lo >> 32);
+    t[2] = (bc_u32)t_hi;
+    t[3] = (bc_u32)(t_hi >> 32);
+#pragma unroll 1
+    for (int k = 0; k < C::kBatch; ++k) {
+        const uint64_t b = first + (uint64_t)stride * k;
+        const uint4 v = slot[k * C::kThreads];
+        if (b < nblocks)
+            *reinterpret_cast<uint4*>(out + 16 * b) = make_uint4(v.x ^ t[0], v.y ^ t[1], v.z ^ t[2], v.w ^ t[3]);
+        bc_xts_mul_xs_w(t, stride);
+    }
+}
+
 // XTS over whole blocks: item j of unit u. Stride 32: lane j % 32 of group j / 32;
 // stride 1: blocks j * batch .. of the unit; any other stride s (units of s whole
 // batches, 1 < s < 32): blocks j, j + s, ... (interleaved: the warp's s consecutive
 // items of a unit read s consecutive blocks per load, whole sectors). tweaks: each
 // unit's group tweaks (groups a unit).
-template <class C, bool Enc, bool Aligned>
-__global__ void __launch_bounds__(kThreads, C::kXtsMinBlocks) k_xts(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
+template <class C, bool Enc, bool Aligned, bool Smem = false>
+__global__ void __launch_bounds__(C::kThreads, C::kXtsMinBlocks) k_xts(const bc_u32* __restrict__ ks, const uint8_t* in, uint8_t* out,
                                                   uint64_t unit_bytes, uint64_t nunits, uint64_t full_blocks,
                                                   uint64_t last_blocks, const uint64_t* tweaks, uint64_t groups,
                                                   unsigned stride, uint64_t items_per_unit, uint64_t i0,
                                                   uint64_t nitems) {
-    ks = staged_key<C>(ks);
+    ks = staged_key<C>(ks, xts_tweak_bytes<C>());
     constexpr uint64_t G = (uint64_t)kLanes * C::kBatch;
     for (uint64_t i = i0 + item0(); i < nitems; i += item_step()) {
         const uint64_t u = i / items_per_unit, j = i % items_per_unit;
@@ -376,7 +458,8 @@ __global__ void __launch_bounds__(kThreads, C::kXtsMinBlocks) k_xts(const bc_u32
         if (first >= nb) continue;
         uint64_t lo, hi;
         item_tweak(tweaks, u, groups, g, r, &lo, &hi);
-        xts_item_staged<C, Enc, Aligned>(ks, lo, hi, in + u * unit_bytes, out + u * unit_bytes, nb, first, stride);
+        if constexpr (Smem) xts_item_through_smem<C, Enc>(ks, lo, hi, in + u * unit_bytes, out + u * unit_bytes, nb, first, stride);
+        else xts_item_staged<C, Enc, Aligned>(ks, lo, hi, in + u * unit_bytes, out + u * unit_bytes, nb, first, stride);
     }
 }
 
@@ -396,7 +479,7 @@ template <class C>
 struct Stage {
     static constexpr uint64_t kG = (uint64_t)kLanes * C::kBatch;
     static constexpr size_t kWarpBytes = (size_t)kG * C::kBlock;
-    static constexpr size_t kBytes = kWarpBytes * (kThreads / kLanes);  // dynamic shared memory a block
+    static constexpr size_t kBytes = kWarpBytes * (C::kThreads / kLanes);  // dynamic shared memory a block
 
     __device__ static bc_u32* tile() {
         return reinterpret_cast<bc_u32*>(bc_stage + (threadIdx.x / kLanes) * kWarpBytes);
@@ -452,9 +535,9 @@ __device__ __forceinline__ uint64_t warp_step() { return (uint64_t)gridDim.x * b
 // CTR over whole tiles (data and output aligned to the block, no shift): tile t holds
 // keystream blocks t*G .. t*G + G - 1; lane l's item the blocks l, l + 32, ... of it.
 template <class C, bool Inc32>
-__global__ void __launch_bounds__(kThreads) k_ctr_tiles(const bc_u32* __restrict__ ks, Block16 ctr,
+__global__ void __launch_bounds__(C::kThreads) k_ctr_tiles(const bc_u32* __restrict__ ks, Block16 ctr,
                                                         const uint8_t* in, uint8_t* out, uint64_t ntiles) {
-    ks = staged_key<C>(ks);
+    ks = staged_key<C>(ks, Stage<C>::kBytes);
     constexpr int BW = C::kBlock / 4;
     bc_u32 c[BW];
 #pragma unroll
@@ -486,10 +569,10 @@ __global__ void __launch_bounds__(kThreads) k_ctr_tiles(const bc_u32* __restrict
 // the others from the tile. Each item writes its plaintext over its own blocks in the
 // tile (it reads only its own after the core), and the warp copies the tile out.
 template <class C>
-__global__ void __launch_bounds__(kThreads) k_cbc_dec_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
+__global__ void __launch_bounds__(C::kThreads) k_cbc_dec_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
                                                             uint8_t* out, uint64_t nblocks, const bc_u32* chain,
                                                             uint64_t ntiles) {
-    ks = staged_key<C>(ks);
+    ks = staged_key<C>(ks, Stage<C>::kBytes);
     constexpr int BW = C::kBlock / 4;
     bc_u32* tile = Stage<C>::tile();
     const unsigned lane = threadIdx.x % kLanes;
@@ -516,10 +599,10 @@ __global__ void __launch_bounds__(kThreads) k_cbc_dec_tiles(const bc_u32* __rest
 // multiple of the batch and at most G, back to back): item i is blocks j*batch .. of
 // unit i / items_per_unit, j = i % items_per_unit.
 template <class C, bool Enc>
-__global__ void __launch_bounds__(kThreads) k_xts_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
+__global__ void __launch_bounds__(C::kThreads) k_xts_tiles(const bc_u32* __restrict__ ks, const uint8_t* in,
                                                         uint8_t* out, uint64_t full_blocks, const uint64_t* tweaks,
                                                         uint64_t items_per_unit, uint64_t ntiles) {
-    ks = staged_key<C>(ks);
+    ks = staged_key<C>(ks, Stage<C>::kBytes);
     bc_u32* tile = Stage<C>::tile();
     const unsigned lane = threadIdx.x % kLanes;
     for (uint64_t t = warp0(); t < ntiles; t += warp_step()) {
@@ -539,25 +622,71 @@ __global__ void __launch_bounds__(kThreads) k_xts_tiles(const bc_u32* __restrict
 
 // ---------------------------------------------------------------- launchers
 
-int grid_for(uint64_t items, const LaunchShape& sh) {
-    uint64_t blocks = (items + kThreads - 1) / kThreads;
-    const uint64_t cap = (uint64_t)(sh.sms > 0 ? sh.sms : 1) * (sh.blocks_per_sm > 0 ? sh.blocks_per_sm : 1);  // tuning entry
+// Blocks of `threads` for `items` threads' work, at most the tuning entry's cap an SM
+// (and at most `resident` an SM when given).
+int grid_for(uint64_t items, const LaunchShape& sh, int threads = kThreads, int resident = 0) {
+    uint64_t blocks = (items + threads - 1) / threads;
+    int per_sm = sh.blocks_per_sm > 0 ? sh.blocks_per_sm : 1;  // tuning entry
+    if (resident > 0 && resident < per_sm) per_sm = resident;
+    const uint64_t cap = (uint64_t)(sh.sms > 0 ? sh.sms : 1) * per_sm;
     if (blocks > cap) blocks = cap;
     return blocks == 0 ? 1 : (int)blocks;
+}
+
+// Blocks of kernel f (threads, dynamic shared memory smem) an SM of the current device
+// holds at once, asked once per kernel, size and device.
+int resident_blocks(const void* f, int threads, size_t smem) {
+    struct Entry {
+        const void* f;
+        size_t smem;
+        int dev, blocks;
+    };
+    static std::mutex mu;
+    static std::vector<Entry> known;
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) return 0;
+    std::lock_guard<std::mutex> lock(mu);
+    for (const Entry& e : known)
+        if (e.f == f && e.smem == smem && e.dev == dev) return e.blocks;
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, threads, smem) != cudaSuccess) n = 0;
+    known.push_back(Entry{f, smem, dev, n});
+    return n;
 }
 
 bool aligned4(const void* p) { return ((uintptr_t)p & 3u) == 0; }
 bool aligned_to(const void* p, unsigned bytes) { return ((uintptr_t)p & (bytes - 1)) == 0; }
 
-// Launches a staging kernel (block_kernels' tiles): its dynamic shared memory is above
-// the default 48 KiB limit for 16-byte ciphers, so the limit is raised first.
-template <class C, class K, class... Args>
-cudaError_t launch_staged(K kernel, uint64_t ntiles, const LaunchShape& sh, cudaStream_t s, Args... args) {
-    const size_t smem = Stage<C>::kBytes;
-    cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-    if (e != cudaSuccess) return e;
-    kernel<<<grid_for(ntiles * kLanes, sh), kThreads, smem, s>>>(args..., ntiles);
+// Bytes of dynamic shared memory the staged key of cipher C takes (0 without tables).
+template <class C>
+constexpr size_t key_bytes() {
+    return C::kKsShared ? sizeof(bc_u32) * C::kKsWords * BC_KS_COPIES : 0;
+}
+
+// Launches a generic kernel of cipher C over `items` threads' work with `smem` bytes of
+// dynamic shared memory (its own staging, then the staged key). The grid is one wave at
+// most (sh.one_wave): the blocks an SM holds at once (occupancy), or fewer under the
+// tuning entry's cap. A grid-stride loop over more blocks than fit runs its last wave on
+// part of the GPU (PRESENT: 5 resident blocks against a cap of 8, 1.6 waves).
+template <class C, class... KArgs, class... Args>
+cudaError_t launch(void (*kernel)(KArgs...), uint64_t items, size_t smem, const LaunchShape& sh, cudaStream_t s,
+                   Args... args) {
+    const void* f = reinterpret_cast<const void*>(kernel);
+    if (smem > 0) {
+        // above the default 48 KiB for staged 16-byte tiles and for table copies
+        const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
+        if (e != cudaSuccess) return e;
+    }
+    const int grid = grid_for(items, sh, C::kThreads, sh.one_wave ? resident_blocks(f, C::kThreads, smem) : 0);
+    kernel<<<grid, C::kThreads, smem, s>>>(args...);
     return cudaGetLastError();
+}
+
+// A staging kernel (block_kernels' tiles) over ntiles tiles, its last argument.
+template <class C, class... KArgs, class... Args>
+cudaError_t launch_staged(void (*kernel)(KArgs...), uint64_t ntiles, const LaunchShape& sh, cudaStream_t s,
+                          Args... args) {
+    return launch<C>(kernel, ntiles * kLanes, Stage<C>::kBytes + key_bytes<C>(), sh, s, args..., ntiles);
 }
 
 Block16 load_words(const uint8_t* p, unsigned bytes, bool big_endian) {
@@ -579,16 +708,10 @@ struct Launch {
                            const LaunchShape& sh, cudaStream_t s) {
         if (nblocks == 0) return cudaSuccess;
         const uint64_t n = group_items(nblocks);
-        const int grid = grid_for(n, sh);
         const bool al = aligned4(in) && aligned4(out);
-        if (enc) {
-            if (al) k_ecb<C, true, true><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, n);
-            else k_ecb<C, true, false><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, n);
-        } else {
-            if (al) k_ecb<C, false, true><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, n);
-            else k_ecb<C, false, false><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, n);
-        }
-        return cudaGetLastError();
+        auto f = enc ? (al ? k_ecb<C, true, true> : k_ecb<C, true, false>)
+                     : (al ? k_ecb<C, false, true> : k_ecb<C, false, false>);
+        return launch<C>(f, n, key_bytes<C>(), sh, s, ks, in, out, nblocks, n);
     }
 
     static cudaError_t ctr(const uint32_t* ks, const uint8_t* ctr0, uint64_t first, unsigned shift, bool inc32,
@@ -620,18 +743,13 @@ struct Launch {
         }
         const uint64_t nks = (len + shift + B - 1) / B;
         const uint64_t n = group_items(nks);
-        const int grid = grid_for(n, sh);
         const bool al = aligned4(in) && aligned4(out);
-        if (inc32) {
-            if (al) k_ctr<C, true, true><<<grid, kThreads, 0, s>>>(ks, w, shift, in, out, len, nks, n);
-            else k_ctr<C, true, false><<<grid, kThreads, 0, s>>>(ks, w, shift, in, out, len, nks, n);
-        } else {
-            if (al) k_ctr<C, false, true><<<grid, kThreads, 0, s>>>(ks, w, shift, in, out, len, nks, n);
-            else k_ctr<C, false, false><<<grid, kThreads, 0, s>>>(ks, w, shift, in, out, len, nks, n);
-        }
+        auto f = inc32 ? (al ? k_ctr<C, true, true> : k_ctr<C, true, false>)
+                       : (al ? k_ctr<C, false, true> : k_ctr<C, false, false>);
+        const cudaError_t e = launch<C>(f, n, key_bytes<C>(), sh, s, ks, w, shift, in, out, len, nks, n);
         std::memset(c, 0, sizeof c);
         std::memset(&w, 0, sizeof w);
-        return cudaGetLastError();
+        return e;
     }
 
     static size_t cbc_dec_scratch_bytes(uint64_t nblocks) {
@@ -657,11 +775,8 @@ struct Launch {
             i0 = ntiles * kLanes;
             if (i0 == n) return cudaSuccess;
         }
-        const int grid = grid_for(n - i0, sh);
-        if (aligned4(in) && aligned4(out))
-            k_cbc_dec<C, true><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, chain, i0, n);
-        else k_cbc_dec<C, false><<<grid, kThreads, 0, s>>>(ks, in, out, nblocks, chain, i0, n);
-        return cudaGetLastError();
+        auto f = aligned4(in) && aligned4(out) ? k_cbc_dec<C, true> : k_cbc_dec<C, false>;
+        return launch<C>(f, n - i0, key_bytes<C>(), sh, s, ks, in, out, nblocks, (const bc_u32*)chain, i0, n);
     }
 
     static uint64_t xts_groups(uint64_t full_blocks) { return (full_blocks + kGroup - 1) / kGroup; }
@@ -702,8 +817,11 @@ struct Launch {
         const bool al = aligned4(in) && aligned4(out) && unit_bytes % 4 == 0;
         const bool wide = al && (full_blocks % kGroup == 0 || full_blocks >= 8 * kGroup);
         const uint64_t batches = full_blocks / C::kBatch;
-        const bool interleaved =
-            sh.xts_layout == 0 && !wide && al && full_blocks % C::kBatch == 0 && batches > 1 && batches < kLanes;
+        const bool interleaved = sh.xts_layout != 1 && !wide && al && full_blocks % C::kBatch == 0 && batches > 1 &&
+                                 batches < kLanes;
+        // layout 2: interleaved items whose blocks pass through shared memory (16-byte aligned)
+        const bool through_smem = interleaved && sh.xts_layout == 2 && aligned_to(in, 16) && aligned_to(out, 16) &&
+                                  unit_bytes % 16 == 0;
         const unsigned stride = wide ? kLanes : interleaved ? (unsigned)batches : 1;
         const uint64_t per_unit = wide ? groups * kLanes : (full_blocks + C::kBatch - 1) / C::kBatch;
         const uint64_t n = nunits * per_unit;
@@ -724,25 +842,11 @@ struct Launch {
                 if (i0 == n) return cudaSuccess;
             }
         }
-        const int grid = grid_for(n - i0, sh);
-        constexpr size_t smem = xts_tweak_bytes<C>();
-        for (const void* f : {(const void*)k_xts<C, true, true>, (const void*)k_xts<C, true, false>,
-                              (const void*)k_xts<C, false, true>, (const void*)k_xts<C, false, false>}) {
-            e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
-            if (e != cudaSuccess) return e;
-        }
-#define BC_XTS_LAUNCH(E, A)                                                                                           \
-    k_xts<C, E, A><<<grid, kThreads, smem, s>>>(ks1, in, out, unit_bytes, nunits, full_blocks, last_blocks, tw, groups, \
-                                                stride, per_unit, i0, n)
-        if (enc) {
-            if (al) BC_XTS_LAUNCH(true, true);
-            else BC_XTS_LAUNCH(true, false);
-        } else {
-            if (al) BC_XTS_LAUNCH(false, true);
-            else BC_XTS_LAUNCH(false, false);
-        }
-#undef BC_XTS_LAUNCH
-        return cudaGetLastError();
+        auto f = enc ? (al ? k_xts<C, true, true> : k_xts<C, true, false>)
+                     : (al ? k_xts<C, false, true> : k_xts<C, false, false>);
+        if (through_smem) f = enc ? &k_xts<C, true, true, true> : &k_xts<C, false, true, true>;
+        return launch<C>(f, n - i0, xts_tweak_bytes<C>() + key_bytes<C>(), sh, s, ks1, in, out, unit_bytes, nunits,
+                         full_blocks, last_blocks, (const uint64_t*)tw, groups, stride, per_unit, i0, n);
     }
 
     static const void* xts_kernel(bool enc, bool al) {
@@ -840,6 +944,7 @@ BlockKernels block_row(const char* name) {
         static constexpr int kBatch = BC_##ID##_BATCH;                                            \
         static constexpr size_t kKsWords = BC_##ID##_KS_WORDS;                                    \
         static constexpr bool kKsShared = BC_DEFINED_AS_ONE(BC_##ID##_KS_SHARED);                 \
+        static constexpr int kThreads = kKsShared ? kTableThreads : kPlainThreads;               \
         /* BC_<ID>_XTS_3_BLOCKS_PER_SM: k_xts held to three blocks an SM (170 registers) */     \
         static constexpr int kXtsMinBlocks = BC_DEFINED_AS_ONE(BC_##ID##_XTS_3_BLOCKS_PER_SM) ? 3 : 1; \
         static_assert(kBlock == 8 || kBlock == 16, "a block cipher has 8- or 16-byte blocks");    \

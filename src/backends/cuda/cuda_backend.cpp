@@ -118,6 +118,10 @@ Status CudaBackend::init() {
     traits_ = traits;
     const tuning::Tuning aes = tuning::apply_overrides(tuning::select_tuning(traits, "aes", "*"), opt_.tuning);
     shape_ = launch_shape(aes, p.multiProcessorCount);
+    if (opt_.tuning.blocks_per_sm > 0) {  // cuda.blocks_per_sm=: exactly this cap, even past one wave
+        shape_.blocks_per_sm = opt_.tuning.blocks_per_sm;
+        shape_.one_wave = false;
+    }
     stage_default_ = aes.pipeline.stage_bytes;
     size_t total = 0;
     BC_CUDA_TRY(cudaMemGetInfo(&free_mem_, &total), "cudaMemGetInfo");

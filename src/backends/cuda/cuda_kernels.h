@@ -99,13 +99,17 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
 struct LaunchShape {
     int sms = 132;               // multiprocessors of the device (grid sizing)
     int blocks_per_sm = 8;       // grid cap of the one-lane AES kernels and the generic kernels
+    // Generic kernels: the grid also at most the blocks an SM holds at once (one wave).
+    // Off when cuda.blocks_per_sm= names the cap itself.
+    bool one_wave = true;
     int pair_blocks_per_sm = 16;  // grid cap of the AES lane-pair kernels
     int pair_cc_waves = 1;       // pair-cc: waves of resident blocks (1..8)
     int aes_variant = kAesBsDefaultVariant;  // bitsliced variant (set_aes_bs_variant overrides)
     int ghash_variant = 1;       // GHASH table layout (set_ghash_variant overrides)
     // Generic XTS over units of up to 1,024 blocks: 0 = interleaved items with their tweaks
-    // in shared memory, 1 = tiles of consecutive blocks staged in shared memory (the tuning
-    // entry of (device, cipher, "xts"), per cipher: each wins on some ciphers)
+    // in shared memory, 1 = tiles of consecutive blocks staged in shared memory, 2 =
+    // interleaved items whose blocks pass through shared memory (the tuning entry of
+    // (device, cipher, "xts"), per cipher)
     int xts_layout = 0;
 };
 // The launch shape of a device with sms multiprocessors under tuning entry aes (an "aes" entry

@@ -46,8 +46,9 @@
  *   (BC_KS_AT; lane l reads copy l, so bank l, whatever the data): one bank cycle a
  *   warp lookup, 32 a clock per SM -> 1,045 GB/s, and the ALU count above binds
  *   first. The copies take 132 KiB a block, so one block of 8 warps an SM. OpenCL
- *   reads ks from constant memory (one copy). Not counted: the key-word loads of a
- *   round (the same index in every lane), the mode's work.
+ *   copies ks into local memory once a work-group (one copy: 32 would pass the 48 KiB
+ *   a work-group gets there). Not counted: the key-word loads of a round (the same
+ *   index in every lane), the mode's work.
  * sm_90 (nvcc 13.0, -O3, a kernel holding w in registers, each direction): 80 registers,
  * no spills; the PTX of one pass of the round loop (2 rounds x 32 blocks) has 1,869
  * instructions, 29 a block-round with its 4 loads, among them the 64-bit address

@@ -31,8 +31,8 @@
  *   type 3: I = (Km - D) <<< Kr, f = ((S1[Ia] + S2[Ib]) ^ S3[Ic]) - S4[Id]
  * Ia the most significant byte. No swaps: odd rounds do L ^= f(R), even ones R ^= f(L),
  * and the output is R || L (12 or 16 rounds, both even). The types repeat every 3 and
- * the halves every 2 rounds, so the loop body is 6 rounds with constant types; rounds
- * 13..16 follow when ks says 16. Decryption takes the rounds backwards. The batch runs
+ * the halves every 2 rounds, so the loop body is 6 rounds with constant types, and 16
+ * rounds leave the third pass after its fourth round. Decryption takes the rounds backwards. The batch runs
  * round by round over all 32 blocks (32 independent lookup chains, for latency), the
  * state 64 words in registers.
  *
@@ -53,8 +53,9 @@
  *   (BC_KS_AT; lane l reads copy l, so bank l, whatever the data): one bank cycle a
  *   warp lookup, 32 a clock per SM -> 1,045 GB/s, and the ALU count above binds
  *   first. The copies take 132 KiB a block, so one block of 8 warps an SM. OpenCL
- *   reads ks from constant memory (one copy). Not counted: the key-word loads of a
- *   round (the same index in every lane), the mode's work.
+ *   copies ks into local memory once a work-group (one copy: 32 would pass the 48 KiB
+ *   a work-group gets there). Not counted: the key-word loads of a round (the same
+ *   index in every lane), the mode's work.
  * sm_90 (nvcc 13.0, -O3, a kernel holding w in registers, each direction): 80 registers,
  * no spills; the PTX of one pass of the 6-round loop over 32 blocks has 5,461
  * instructions, 28 a block-round with its 4 loads, among them the 64-bit address
@@ -128,46 +129,48 @@ BC_FN void bc_cast5_store(bc_u32 *w, const bc_u32 *l, const bc_u32 *r) {
 }
 
 /* w: 32 blocks * 2 words in private memory, block j = w[2j..2j+1] (little-endian words
- * of its bytes); all 32 in place. Odd rounds write L, even ones R. */
+ * of its bytes); all 32 in place. Odd rounds write L, even ones R. The rounds run in
+ * passes of the six-round body (types 1, 2, 3, 1, 2, 3 from round 6h + 1), and the pass
+ * that reaches the last round (12: after six, 16: after four) leaves mid-body: rounds
+ * 13-16 as straight-line code after the loop would be ~3,600 more instructions in every
+ * GPU kernel, past what the instruction cache holds (bench/notes/
+ * block-ciphers-64-bit-gpu.md, "Blowfish and CAST5: bank conflicts"). */
 BC_FN void bc_cast5_encrypt_batch(const BC_CAST5_KS_SPACE bc_u32 *ks, bc_u32 *w) {
     bc_u32 l[BC_CAST5_BATCH], r[BC_CAST5_BATCH];
     bc_cast5_load(w, l, r);
+    const int rounds = (int)BC_CAST5_KS(ks, BC_CAST5_ROUNDS_AT);
     BC_CAST5_NOUNROLL
-    for (int h = 0; h < 12; h += 6) {
+    for (int h = 0;; h += 6) {
         bc_cast5_round(ks, h + 1, 1, l, r);
         bc_cast5_round(ks, h + 2, 2, r, l);
         bc_cast5_round(ks, h + 3, 3, l, r);
         bc_cast5_round(ks, h + 4, 1, r, l);
+        if (h + 4 == rounds) break;
         bc_cast5_round(ks, h + 5, 2, l, r);
         bc_cast5_round(ks, h + 6, 3, r, l);
-    }
-    if (BC_CAST5_KS(ks, BC_CAST5_ROUNDS_AT) == 16) {
-        bc_cast5_round(ks, 13, 1, l, r);
-        bc_cast5_round(ks, 14, 2, r, l);
-        bc_cast5_round(ks, 15, 3, l, r);
-        bc_cast5_round(ks, 16, 1, r, l);
+        if (h + 6 == rounds) break;
     }
     bc_cast5_store(w, l, r);
 }
 
-/* The rounds backwards from the last: even rounds write L, odd ones R. */
+/* The rounds backwards from the last, in the same passes from the top one down: a pass
+ * whose body would start past the last round (16 rounds: rounds 18 and 17) enters it
+ * two rounds in. Even rounds write L, odd ones R. */
 BC_FN void bc_cast5_decrypt_batch(const BC_CAST5_KS_SPACE bc_u32 *ks, bc_u32 *w) {
     bc_u32 l[BC_CAST5_BATCH], r[BC_CAST5_BATCH];
     bc_cast5_load(w, l, r);
-    if (BC_CAST5_KS(ks, BC_CAST5_ROUNDS_AT) == 16) {
-        bc_cast5_round(ks, 16, 1, l, r);
-        bc_cast5_round(ks, 15, 3, r, l);
-        bc_cast5_round(ks, 14, 2, l, r);
-        bc_cast5_round(ks, 13, 1, r, l);
-    }
+    const int rounds = (int)BC_CAST5_KS(ks, BC_CAST5_ROUNDS_AT);
     BC_CAST5_NOUNROLL
-    for (int h = 6; h >= 0; h -= 6) {
-        bc_cast5_round(ks, h + 6, 3, l, r);
-        bc_cast5_round(ks, h + 5, 2, r, l);
+    for (int h = rounds == 16 ? 12 : 6;; h -= 6) {
+        if (h + 6 <= rounds) {
+            bc_cast5_round(ks, h + 6, 3, l, r);
+            bc_cast5_round(ks, h + 5, 2, r, l);
+        }
         bc_cast5_round(ks, h + 4, 1, l, r);
         bc_cast5_round(ks, h + 3, 3, r, l);
         bc_cast5_round(ks, h + 2, 2, l, r);
         bc_cast5_round(ks, h + 1, 1, r, l);
+        if (h == 0) break;
     }
     bc_cast5_store(w, l, r);
 }

@@ -186,8 +186,8 @@ typedef struct bc_context bc_context;
  *           cuda.xts_layout=interleaved|tiles|interleaved-smem   generic CUDA
  *                            kernels' XTS over small units (same output)
  *           cuda.blocks_per_sm=N           CUDA grid: N blocks an SM, 1..64 (default:
- *                            the tuning entry's cap, and for the generic kernels
- *                            no more than an SM holds at once)
+ *                            the tuning entry's cap; one wave of resident blocks
+ *                            for ciphers with tables)
  *         Options a backend has no use for are accepted and ignored; without them
  *         the device's tuning entry decides. */
 BC_API BC_MUST_CHECK bc_status bc_context_create(const char *device, const char *options,

@@ -220,6 +220,41 @@ __global__ void __launch_bounds__(C::kThreads) k_ctr(const bc_u32* __restrict__ 
     }
 }
 
+// CTR over whole groups for a cipher that asks for it (BC_<ID>_CTR_PREFETCH: Blowfish): an
+// item's input blocks are loaded before the core, as ECB's are, and XORed after it. The
+// core's key pointer waits for them (bm_after), so the compiler cannot sink the loads past
+// the core. Blowfish's staged-tile CTR (k_ctr_tiles) ran at 232 GB/s beside its 392 in ECB
+// with its tables' lane copies (H100, 2026-11-27), this kernel at 342 (189 registers,
+// affordable at one block of 8 warps an SM); CAST5 and SEED's table form ran slower here
+// than in tiles, so they keep the tiles.
+template <class C, bool Inc32>
+__global__ void __launch_bounds__(C::kThreads) k_ctr_prefetch(const bc_u32* __restrict__ ks, Block16 ctr,
+                                                             const uint8_t* in, uint8_t* out, uint64_t nitems) {
+    ks = staged_key<C>(ks, 0);
+    constexpr int BW = C::kBlock / 4;
+    bc_u32 c[BW];
+#pragma unroll
+    for (int q = 0; q < BW; ++q) c[q] = ctr.w[q];
+    for (uint64_t i = item0(); i < nitems; i += item_step()) {
+        const uint64_t first = group_first<C>(i);
+        bc_u32 d[BW * C::kBatch];
+        uint64_t kp = reinterpret_cast<uint64_t>(ks);
+#pragma unroll
+        for (int k = 0; k < C::kBatch; ++k) {
+            Modes<C>().bm_load(in, first + (uint64_t)kLanes * k, d + BW * k, 1);
+            bm_after(kp, d[BW * k]);
+        }
+        bc_u32 w[BW * C::kBatch];
+        Modes<C>().ctr_keystream(reinterpret_cast<const bc_u32*>(kp), c, Inc32, first, kLanes, w);
+#pragma unroll
+        for (int k = 0; k < C::kBatch; ++k) {
+#pragma unroll
+            for (int q = 0; q < BW; ++q) d[BW * k + q] ^= w[BW * k + q];
+            Modes<C>().bm_store(out, first + (uint64_t)kLanes * k, d + BW * k, 1);
+        }
+    }
+}
+
 // CBC decryption, first pass: item i's chaining block (the IV, or the ciphertext block
 // before the item) to chain[i], before any item overwrites it.
 template <class C>
@@ -664,10 +699,13 @@ constexpr size_t key_bytes() {
 }
 
 // Launches a generic kernel of cipher C over `items` threads' work with `smem` bytes of
-// dynamic shared memory (its own staging, then the staged key). The grid is one wave at
-// most (sh.one_wave): the blocks an SM holds at once (occupancy), or fewer under the
-// tuning entry's cap. A grid-stride loop over more blocks than fit runs its last wave on
-// part of the GPU (PRESENT: 5 resident blocks against a cap of 8, 1.6 waves).
+// dynamic shared memory (its own staging, then the staged key), on a grid of the tuning
+// entry's cap an SM. A cipher with tables runs one wave at most (sh.one_wave): the blocks
+// an SM holds at once (occupancy: one), since each block stages 132 KiB of tables first
+// (Blowfish's ECB +8 % over 8 waves). The others keep the cap: one wave for every kernel
+// ran them 2-8 % slower than 8 blocks an SM (H100, 2026-11-27), PRESENT's CTR included,
+// though at 5 resident blocks it runs 1.6 waves: later blocks fill in where earlier ones
+// finish, a balance one static wave lacks.
 template <class C, class... KArgs, class... Args>
 cudaError_t launch(void (*kernel)(KArgs...), uint64_t items, size_t smem, const LaunchShape& sh, cudaStream_t s,
                    Args... args) {
@@ -677,7 +715,8 @@ cudaError_t launch(void (*kernel)(KArgs...), uint64_t items, size_t smem, const 
         const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
     }
-    const int grid = grid_for(items, sh, C::kThreads, sh.one_wave ? resident_blocks(f, C::kThreads, smem) : 0);
+    const bool one_wave = C::kKsShared && sh.one_wave;
+    const int grid = grid_for(items, sh, C::kThreads, one_wave ? resident_blocks(f, C::kThreads, smem) : 0);
     kernel<<<grid, C::kThreads, smem, s>>>(args...);
     return cudaGetLastError();
 }
@@ -729,9 +768,22 @@ struct Launch {
             carry = (carry >> 8) + (v >> 8);
         }
         Block16 w = load_words(c, B, true);
-        // Whole tiles first (staged), then the rest through the per-item kernel.
+        // Whole tiles first (staged; or whole groups prefetched, C::kCtrPrefetch), then the
+        // rest through the per-item kernel.
         const uint64_t ntiles = shift == 0 ? len / B / kGroup : 0;
-        if (ntiles > 0 && aligned_to(in, B) && aligned_to(out, B)) {
+        if constexpr (C::kCtrPrefetch) {
+            if (ntiles > 0 && aligned4(in) && aligned4(out)) {
+                auto f = inc32 ? k_ctr_prefetch<C, true> : k_ctr_prefetch<C, false>;
+                cudaError_t e = launch<C>(f, ntiles * kLanes, key_bytes<C>(), sh, s, ks, w, in, out, ntiles * kLanes);
+                std::memset(c, 0, sizeof c);
+                std::memset(&w, 0, sizeof w);
+                if (e != cudaSuccess) return e;
+                const uint64_t done = ntiles * kGroup;
+                if (done * B == len) return cudaSuccess;
+                return ctr(ks, ctr0, first + done, 0, inc32, in + done * B, out + done * B, len - done * B, sh, s);
+            }
+        }
+        if (!C::kCtrPrefetch && ntiles > 0 && aligned_to(in, B) && aligned_to(out, B)) {
             cudaError_t e = inc32 ? launch_staged<C>(k_ctr_tiles<C, true>, ntiles, sh, s, ks, w, in, out)
                                   : launch_staged<C>(k_ctr_tiles<C, false>, ntiles, sh, s, ks, w, in, out);
             std::memset(c, 0, sizeof c);
@@ -945,6 +997,7 @@ BlockKernels block_row(const char* name) {
         static constexpr size_t kKsWords = BC_##ID##_KS_WORDS;                                    \
         static constexpr bool kKsShared = BC_DEFINED_AS_ONE(BC_##ID##_KS_SHARED);                 \
         static constexpr int kThreads = kKsShared ? kTableThreads : kPlainThreads;               \
+        static constexpr bool kCtrPrefetch = BC_DEFINED_AS_ONE(BC_##ID##_CTR_PREFETCH);           \
         /* BC_<ID>_XTS_3_BLOCKS_PER_SM: k_xts held to three blocks an SM (170 registers) */     \
         static constexpr int kXtsMinBlocks = BC_DEFINED_AS_ONE(BC_##ID##_XTS_3_BLOCKS_PER_SM) ? 3 : 1; \
         static_assert(kBlock == 8 || kBlock == 16, "a block cipher has 8- or 16-byte blocks");    \

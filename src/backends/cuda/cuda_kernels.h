@@ -99,8 +99,8 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
 struct LaunchShape {
     int sms = 132;               // multiprocessors of the device (grid sizing)
     int blocks_per_sm = 8;       // grid cap of the one-lane AES kernels and the generic kernels
-    // Generic kernels: the grid also at most the blocks an SM holds at once (one wave).
-    // Off when cuda.blocks_per_sm= names the cap itself.
+    // Generic kernels of ciphers with tables: the grid also at most the blocks an SM holds
+    // at once (one wave). Off when cuda.blocks_per_sm= names the cap itself.
     bool one_wave = true;
     int pair_blocks_per_sm = 16;  // grid cap of the AES lane-pair kernels
     int pair_cc_waves = 1;       // pair-cc: waves of resident blocks (1..8)

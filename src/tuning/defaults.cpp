@@ -35,10 +35,12 @@ constexpr KernelTuning kGhash{512, 1, 24, 1 /* planes */};
 // The generic block-cipher and stream kernels: 128 threads, grid capped at 8 blocks per SM.
 constexpr KernelTuning kCudaGeneric{128, 8, 0, 0};
 // XTS over small units: interleaved items with their tweaks in shared memory (kernel
-// variant 0) for every cipher; staged tiles (1) lost on the H100 once the interleaved
-// kernel stopped holding its addresses across the core and ARIA's was held to three blocks
-// an SM (bench/results/2026-11-27-64-bit-ciphers-xts-layouts, run3 and run4). A (device,
-// cipher, "xts") entry with variant 1, or cuda.xts_layout=tiles, selects the tiles.
+// variant 0) by default; staged tiles (1) lost on the H100 once the interleaved kernel
+// stopped holding its addresses across the core and ARIA's was held to three blocks an SM
+// (bench/results/2026-11-27-64-bit-ciphers-xts-layouts, run3 and run4). Interleaved items
+// whose blocks pass through shared memory (2) win where the core's code is large (CLEFIA,
+// Camellia), by a (device, cipher, "xts") entry; cuda.xts_layout= overrides any of them.
+constexpr KernelTuning kCudaGenericXtsSmem{128, 8, 0, 2};
 constexpr KernelTuning kNone{0, 0, 0, 0};
 // Host memory through a CUDA device: the shared pipeline's pieces and depth, and the
 // staging slots of host-memory MACs.
@@ -61,6 +63,17 @@ const Tuning kTable[] = {
      "bench/results/2026-11-23-scratch-pool-hybrid (run1-bb01600: the NO-OP sweep found depth 4 "
      "and 8 MiB pieces best, 1 GiB pageable jobs at 92-99 % of the NO-OP rate). The grid cap of "
      "8 blocks per SM and the 64 MiB MAC staging are estimates carried from the AES kernels."},
+
+    // XTS layouts measured per cipher, where the default (interleaved) loses
+    {kH100, "clefia", "xts", kCudaGenericXtsSmem, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-27, bench/results/2026-11-27-table-ciphers-grids "
+     "(run1: clefia-128-xts, 4 KiB units, 341.6/330.3 GB/s with the blocks through shared memory "
+     "against 293.8/314.0 interleaved, 93-95 % of its CTR; clefia-256-xts 258.5/259.7 against "
+     "226.9/238.8)."},
+    {kH100, "camellia", "xts", kCudaGenericXtsSmem, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-27, bench/results/2026-11-27-table-ciphers-grids "
+     "(run1: camellia-128-xts, 4 KiB units, 269.3/270.8 GB/s with the blocks through shared memory "
+     "against 235.8/229.5 interleaved)."},
 
     // ---- fallbacks: CUDA devices nobody has measured
     {kAnyCuda, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,

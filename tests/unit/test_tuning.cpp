@@ -63,15 +63,24 @@ TEST(Tuning, SelectorPicksTheH100EntryForAnH100) {
     EXPECT_STREQ("generic", g.family);
     EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, g.pipeline.chunk_bytes);
     EXPECT_EQ(bc::tuning::kCudaHostPipelineDepth, g.pipeline.depth);
-    // XTS over small units: interleaved items (variant 0) for every cipher on the H100 since
-    // 2026-11-27, so ARIA and SM4 both take the H100's generic entry and its pipeline.
-    for (const char* name : {"aria-128-xts", "sm4-xts", "camellia-128-xts"}) {
+    // XTS over small units: interleaved items (variant 0) by default, so ARIA and SM4 take
+    // the H100's generic entry and its pipeline; CLEFIA and Camellia have entries of their
+    // own for the blocks through shared memory (variant 2), with the same pipeline.
+    for (const char* name : {"aria-128-xts", "sm4-xts", "seed-128-xts"}) {
         const bc::tuning::Tuning& x = bc::tuning::select_tuning(h100(), alg(name));
         EXPECT_STREQ("generic", x.family) << name;
         EXPECT_STREQ("*", x.mode) << name;
         EXPECT_EQ(0, x.kernel.variant) << name;
         EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, x.pipeline.chunk_bytes) << name;
     }
+    for (const char* name : {"clefia-128-xts", "clefia-256-xts", "camellia-128-xts", "camellia-256-xts"}) {
+        const bc::tuning::Tuning& x = bc::tuning::select_tuning(h100(), alg(name));
+        EXPECT_STREQ("xts", x.mode) << name;
+        EXPECT_EQ(2, x.kernel.variant) << name;
+        EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, x.pipeline.chunk_bytes) << name;
+    }
+    // their other modes stay on the generic entry
+    EXPECT_STREQ("generic", bc::tuning::select_tuning(h100(), alg("clefia-128-ctr")).family);
 }
 
 TEST(Tuning, SelectorFallsBackForUnknownDevices) {

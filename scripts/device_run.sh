@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl ncu-blocks compare kernels cpu file roundtrip engine small
+#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl ncu-blocks compare kernels cpu file roundtrip engine small
 #   profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
@@ -44,14 +44,14 @@ nproc; date -u
 for phase in "$@"; do
   case $phase in
   tests)
-    step unit 200 bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
+    step unit "${UNIT_TIMEOUT:-200}" bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
     TAIL=70 step conformance 240 bc_conformance --backends="${CONF_BACKENDS:-cuda,opencl}" ${CONF_ARGS:---quick}
     ;;
   conformance)  # the conformance suite alone (CONF_BACKENDS, CONF_ARGS as for tests)
     TAIL=70 step conformance "${CONF_TIMEOUT:-240}" bc_conformance --backends="${CONF_BACKENDS:-cuda,opencl}" ${CONF_ARGS:---quick}
     ;;
   unit)  # the unit tests alone (pack without bc_conformance when the 64 MiB carry is tight)
-    step unit 200 bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
+    step unit "${UNIT_TIMEOUT:-200}" bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
     ;;
   sanitize)
     f=${SAN_FILTER:-'CudaAes*:StreamCuda*'}

@@ -220,13 +220,14 @@ __global__ void __launch_bounds__(C::kThreads) k_ctr(const bc_u32* __restrict__ 
     }
 }
 
-// CTR over whole groups for a cipher that asks for it (BC_<ID>_CTR_PREFETCH: Blowfish): an
-// item's input blocks are loaded before the core, as ECB's are, and XORed after it. The
-// core's key pointer waits for them (bm_after), so the compiler cannot sink the loads past
-// the core. Blowfish's staged-tile CTR (k_ctr_tiles) ran at 232 GB/s beside its 392 in ECB
-// with its tables' lane copies (H100, 2026-11-27), this kernel at 342 (189 registers,
-// affordable at one block of 8 warps an SM); CAST5 and SEED's table form ran slower here
-// than in tiles, so they keep the tiles.
+// CTR over whole groups for a cipher that asks for it (BC_<ID>_CTR_PREFETCH: Blowfish,
+// CAST5): an item's input blocks are loaded before the core, as ECB's are, and XORed after
+// it. The core's key pointer waits for them (bm_after), so the compiler cannot sink the
+// loads past the core. With their tables' lane copies (H100, 2026-11-27) the staged-tile
+// CTR (k_ctr_tiles) ran Blowfish at 232 GB/s and CAST5 at 256, this kernel at 342 and 280
+// (188-189 registers, affordable at one block of 8 warps an SM; the tile kernel's 80 left
+// the core too little independent work: 4.9 cycles between a warp's instructions against
+// ECB's 2.8). SEED's table form ran slower here (139 against 242) and keeps the tiles.
 template <class C, bool Inc32>
 __global__ void __launch_bounds__(C::kThreads) k_ctr_prefetch(const bc_u32* __restrict__ ks, Block16 ctr,
                                                              const uint8_t* in, uint8_t* out, uint64_t nitems) {

@@ -772,21 +772,16 @@ struct Launch {
         // Whole tiles first (staged; or whole groups prefetched, C::kCtrPrefetch), then the
         // rest through the per-item kernel.
         const uint64_t ntiles = shift == 0 ? len / B / kGroup : 0;
-        if constexpr (C::kCtrPrefetch) {
-            if (ntiles > 0 && aligned4(in) && aligned4(out)) {
+        const bool whole = C::kCtrPrefetch ? aligned4(in) && aligned4(out) : aligned_to(in, B) && aligned_to(out, B);
+        if (ntiles > 0 && whole) {
+            cudaError_t e;
+            if constexpr (C::kCtrPrefetch) {
                 auto f = inc32 ? k_ctr_prefetch<C, true> : k_ctr_prefetch<C, false>;
-                cudaError_t e = launch<C>(f, ntiles * kLanes, key_bytes<C>(), sh, s, ks, w, in, out, ntiles * kLanes);
-                std::memset(c, 0, sizeof c);
-                std::memset(&w, 0, sizeof w);
-                if (e != cudaSuccess) return e;
-                const uint64_t done = ntiles * kGroup;
-                if (done * B == len) return cudaSuccess;
-                return ctr(ks, ctr0, first + done, 0, inc32, in + done * B, out + done * B, len - done * B, sh, s);
+                e = launch<C>(f, ntiles * kLanes, key_bytes<C>(), sh, s, ks, w, in, out, ntiles * kLanes);
+            } else {
+                e = inc32 ? launch_staged<C>(k_ctr_tiles<C, true>, ntiles, sh, s, ks, w, in, out)
+                          : launch_staged<C>(k_ctr_tiles<C, false>, ntiles, sh, s, ks, w, in, out);
             }
-        }
-        if (!C::kCtrPrefetch && ntiles > 0 && aligned_to(in, B) && aligned_to(out, B)) {
-            cudaError_t e = inc32 ? launch_staged<C>(k_ctr_tiles<C, true>, ntiles, sh, s, ks, w, in, out)
-                                  : launch_staged<C>(k_ctr_tiles<C, false>, ntiles, sh, s, ks, w, in, out);
             std::memset(c, 0, sizeof c);
             std::memset(&w, 0, sizeof w);
             if (e != cudaSuccess) return e;

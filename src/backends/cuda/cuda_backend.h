@@ -27,6 +27,7 @@ namespace cuda {
 
 // A CUDA error as a Status: the call that failed and cudaGetErrorString's text.
 Status cuda_status(cudaError_t e, const char* what);
+#define BC_CUDA_TRY(expr, what) BC_TRY(cuda_status((expr), what))
 
 // Zeroes and frees an allocation of device `device` that held key material (nullptr: nothing).
 void wipe_device_memory(int device, void* mem, size_t bytes);

@@ -30,8 +30,6 @@
 namespace bc {
 namespace cuda {
 
-#define BC_CUDA_TRY(expr, what) BC_TRY(cuda_status((expr), what))
-
 namespace {
 
 

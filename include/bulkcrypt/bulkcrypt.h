@@ -181,7 +181,8 @@ typedef struct bc_context bc_context;
  *           depth=N          host-memory pipeline pieces in flight, 1..32
  *           cuda.aes_variant=plain|fk|fk-cs|cl|cle|pair|pair-cc|pair-dec
  *                            bitsliced CUDA AES kernel variant (same output)
- *           cuda.ghash=uint4|planes        CUDA GHASH table layout
+ *           cuda.ghash=uint4|planes|tensor CUDA GHASH kernel (window lookups, or
+ *                            the tensor cores: the default from compute capability 8.0)
  *           cuda.pair_cc_waves=N           pair-cc grid waves, 1..8
  *           cuda.xts_layout=interleaved|tiles|interleaved-smem   generic CUDA
  *                            kernels' XTS over small units (same output)

@@ -9,7 +9,7 @@ namespace tuning {
 namespace {
 
 const char* const kAesNames[kAesVariantCount] = {"plain", "fk", "fk-cs", "cl", "cle", "pair", "pair-cc", "pair-dec"};
-const char* const kGhashNames[kGhashVariantCount] = {"uint4", "planes"};
+const char* const kGhashNames[kGhashVariantCount] = {"uint4", "planes", "tensor"};
 const char* const kXtsLayoutNames[kXtsLayoutCount] = {"interleaved", "tiles", "interleaved-smem"};
 
 // The position of s in names[0..n), -1 when absent.

@@ -82,8 +82,8 @@ struct Tuning {
 constexpr int kAesVariantCount = 8;
 const char* aes_variant_name(int v);    // "plain", "fk", ..., "pair-dec"; "?" out of range
 int aes_variant_from_name(const std::string& s);  // -1 when unknown
-constexpr int kGhashVariantCount = 2;
-const char* ghash_variant_name(int v);  // "uint4", "planes"
+constexpr int kGhashVariantCount = 3;
+const char* ghash_variant_name(int v);  // "uint4", "planes", "tensor"
 int ghash_variant_from_name(const std::string& s);
 // The generic CUDA kernels' XTS over small units: interleaved items with their tweaks in
 // shared memory (0) or staged tiles (1); a (device, cipher, "xts") entry's kernel variant.
@@ -100,7 +100,7 @@ struct Overrides {
     size_t chunk = 0;          // chunk=BYTES: a backend's pipeline pieces and staging slots
     int depth = 0;             // depth=N: host pipeline pieces in flight
     int aes_variant = -1;      // cuda.aes_variant=NAME
-    int ghash_variant = -1;    // cuda.ghash=uint4|planes
+    int ghash_variant = -1;    // cuda.ghash=uint4|planes|tensor
     int pair_cc_waves = 0;     // cuda.pair_cc_waves=1..8
     int xts_layout = -1;       // cuda.xts_layout=interleaved|tiles|interleaved-smem (generic small-unit XTS)
     int blocks_per_sm = 0;     // cuda.blocks_per_sm=1..64: the CUDA grid cap an SM, as given

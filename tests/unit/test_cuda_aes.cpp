@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <vector>
@@ -578,11 +579,14 @@ TEST(CudaAes, GcmChunkAndMacMatchHost) {
             uint8_t zero[16] = {0}, hb[16];
             bc::aes_encrypt_blocks(e.k1, zero, hb, 1);
             const bc_gf128 h = bc_gf128_load(hb);
-            for (size_t len : lens)
+            for (size_t li = 0; li < std::size(lens); ++li)
                 for (int mem = 0; mem < 2; ++mem)
                     for (int dir = 0; dir < 2; ++dir) {
-                        // both GHASH table layouts (cuda_kernels.h), each with both memories and directions
-                        bc::cuda::set_ghash_variant(mem ^ dir);
+                        // every GHASH variant (cuda_kernels.h), each with both memories and directions
+                        // over the lengths
+                        const size_t len = lens[li];
+                        const int gv = int((2 * mem + dir + li) % bc::cuda::kGhashVariants);
+                        bc::cuda::set_ghash_variant(gv);
                         Bytes in = random_bytes(len, rng), want(len), ctr = random_bytes(16, rng);
                         if (len % 2) std::memset(ctr.data() + 12, 0xff, 4);  // inc32 wraps
                         bc::block_ctr(e.g1.key(), ctr.data(), 0, true, in.data(), want.data(), len);
@@ -612,7 +616,8 @@ TEST(CudaAes, GcmChunkAndMacMatchHost) {
                         }
                         ASSERT_EQ(want, got) << v.name << " " << alg << " len=" << len;
                         ASSERT_EQ(0, std::memcmp(want_partial, op.partial, 16))
-                            << v.name << " " << alg << " partial len=" << len << " mem=" << mem << " dir=" << dir;
+                            << v.name << " " << alg << " partial len=" << len << " mem=" << mem << " dir=" << dir
+                            << " ghash " << bc::cuda::ghash_variant_name(gv);
                         bc::MacOp m;
                         m.data = in.data();
                         m.len = len;
@@ -621,11 +626,60 @@ TEST(CudaAes, GcmChunkAndMacMatchHost) {
                         uint8_t want_mac[16];
                         bc_gf128_store(want_mac, bc::ghash_partial(h, in.data(), len));
                         ASSERT_EQ(0, std::memcmp(want_mac, m.partial, 16))
-                            << "mac len=" << len << " ghash " << bc::cuda::ghash_variant_name(mem ^ dir);
+                            << "mac len=" << len << " ghash " << bc::cuda::ghash_variant_name(gv);
                     }
         }
     bc::cuda::set_ghash_variant(-1);
     bc::cuda::set_aes_bs_variant(-1);
+}
+
+// The GHASH kernels alone, every variant, against the host GHASH: lengths around a block,
+// a group (12,288 blocks) and several groups (one reduction level and two), data at
+// aligned and misaligned addresses, zero and all-ones data (every matrix column summed).
+TEST(CudaGhash, EveryVariantMatchesHost) {
+    REQUIRE_CUDA();
+    std::mt19937 rng(12);
+    const size_t group = 16 * 12288;
+    const size_t lens[] = {1, 16, 17, 4095, group - 16, group, group + 5, 3 * group + 100, 300 * group + 7};
+    Bytes hb = random_bytes(16, rng);
+    const bc_gf128 h = bc_gf128_load(hb.data());
+    Bytes tables(bc::cuda::ghash_table_bytes());
+    bc::cuda::ghash_build_tables(hb.data(), tables.data());
+    void* dt = nullptr;
+    uint8_t *dd = nullptr, *dr = nullptr;
+    void* scratch = nullptr;
+    const size_t max_len = lens[std::size(lens) - 1];
+    ASSERT_EQ(cudaSuccess, cudaMalloc(&dt, tables.size()));
+    ASSERT_EQ(cudaSuccess, cudaMemcpy(dt, tables.data(), tables.size(), cudaMemcpyHostToDevice));
+    ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&dd), max_len + 16));
+    ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&dr), 16));
+    ASSERT_EQ(cudaSuccess, cudaMalloc(&scratch, bc::cuda::ghash_scratch_bytes(max_len)));
+    for (size_t len : lens)
+        for (int fill = 0; fill < 3; ++fill)
+            for (size_t off : {size_t(0), size_t(4), size_t(1)}) {
+                if (fill > 0 && off > 0) continue;
+                Bytes data = fill == 0 ? random_bytes(len, rng) : Bytes(len, fill == 1 ? 0x00 : 0xff);
+                ASSERT_EQ(cudaSuccess, cudaMemcpy(dd + off, data.data(), len, cudaMemcpyHostToDevice));
+                uint8_t want[16];
+                bc_gf128_store(want, bc::ghash_partial(h, data.data(), len));
+                for (int v = 0; v < bc::cuda::kGhashVariants; ++v) {
+                    bc::cuda::set_ghash_variant(v);
+                    ASSERT_EQ(cudaSuccess, bc::cuda::launch_ghash(dt, dd + off, len, scratch, dr,
+                                                                  bc::cuda::LaunchShape(), nullptr));
+                    uint8_t r[16];
+                    ASSERT_EQ(cudaSuccess, cudaMemcpy(r, dr, 16, cudaMemcpyDeviceToHost));
+                    // the kernels give R = sum X_i H^(n-1-i); the host's partial is R * H^2
+                    uint8_t got[16];
+                    bc_gf128_store(got, bc_gf128_mul(bc_gf128_mul(bc_gf128_load(r), h), h));
+                    EXPECT_EQ(0, std::memcmp(want, got, 16)) << bc::cuda::ghash_variant_name(v) << " len=" << len
+                                                             << " offset=" << off << " fill=" << fill;
+                }
+            }
+    bc::cuda::set_ghash_variant(-1);
+    cudaFree(dt);
+    cudaFree(dd);
+    cudaFree(dr);
+    cudaFree(scratch);
 }
 
 TEST(CudaAes, BadDevicePointerIsAStatusAndContextStaysUsable) {

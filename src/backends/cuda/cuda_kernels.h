@@ -162,12 +162,16 @@ size_t ghash_table_bytes();
 // h: the 16 bytes of H = E_K(0^128). out: ghash_table_bytes() bytes of host memory.
 void ghash_build_tables(const uint8_t h[16], void* out);
 
-// Variants of the GHASH group kernel's window-table layout, chosen at run time:
-//   0 "uint4": one 16-byte entry per nibble value (LDS.128, bank conflicts on random nibbles);
-//   1 "planes" (the tuning's default): two 8-byte planes (LDS.64, conflict free).
+// Variants of the GHASH group kernel, chosen at run time:
+//   0 "uint4": 4-bit window tables, one 16-byte entry per nibble value (LDS.128, bank
+//     conflicts on random nibbles);
+//   1 "planes": the same tables in two 8-byte planes (LDS.64, conflict free);
+//   2 "tensor" (the tuning's default): each block times its power of H as a 128 x 128 bit
+//     matrix product on the tensor cores (one-bit MMA, AND and popcount; the parity of the
+//     sum is the product); compute capability 8.0 and later, "planes" runs elsewhere.
 // launch_ghash runs LaunchShape::ghash_variant (tuning entry or context option cuda.ghash=),
 // unless the test and benchmark hook set_ghash_variant(v) chose one (v < 0: the tuning's again).
-constexpr int kGhashVariants = 2;
+constexpr int kGhashVariants = 3;
 void set_ghash_variant(int v);
 // The hook's layout, else a default LaunchShape's.
 int ghash_variant();

@@ -20,9 +20,11 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "modes/gcm/gcm.h"
 #include "modes/gcm/ghash_device.h"
+#include "util/secure.h"
 
 namespace bc {
 namespace cuda {
@@ -201,6 +203,124 @@ __global__ void __launch_bounds__(kT) k_ghash_groups(const uint4* tables, const 
     }
 }
 
+// ---- variant 2, "tensor": the same groups, each block's product on the tensor cores ----
+//
+// X * P for a fixed P is linear over GF(2): a 128 x 128 bit matrix M_P, and bit n of the
+// product is the parity of popcount(X AND column n of M_P). The one-bit MMA
+// (m16n8k256, AND then popcount, summed into int32) computes 16 x 8 such popcounts over
+// 256 bits at once: rows are 16 blocks, the 256 bits two blocks of each row, the 8
+// columns 8 output bits of both blocks' powers stacked. H enters only through the
+// matrices (operand B, built on the host); the ciphertext is operand A. The tensor cores
+// take the same time whatever the values.
+//
+// A group (kGroup blocks, as the lookup kernel's, so the reduction levels are shared) is
+// kTcWarps warps x kTcTiles tiles of 16 blocks: warp w, tile j, row r holds block
+// v = w*kTcTiles*16 + j*16 + r, whose exponent from the group's end is
+// (kTcWarps-1-w)*kTcTiles*16 + (kTcTiles-1-j)*16 + (15-r). The MMAs multiply tile j by
+// P_j = H^(16*(kTcTiles-1-j)); the row's sum is then multiplied by
+// H^((kTcWarps-1-w)*kTcTiles*16 + 15-r) (constant-time, once a group per row).
+constexpr int kTcWarps = 16;
+constexpr int kTcThreads = 32 * kTcWarps;
+constexpr int kTcTiles = 48;               // tiles of 16 blocks a warp takes per group
+constexpr int kTcPairs = kTcTiles / 2;     // MMA k-steps: two tiles each
+static_assert(kTcWarps * kTcTiles * 16 == kGroup, "the tensor groups are the lookup groups");
+// Operand B of pair c, column tile nt (output bits 8nt..8nt+7), lane l: one uint2 at
+// (c*16 + nt)*32 + l, the order the warp reads it (LDS.64, conflict free).
+constexpr size_t kTcFragElems = (size_t)kTcPairs * 16 * 32;    // uint2
+constexpr size_t kTcFragBytes = kTcFragElems * 8;              // 96 KiB of shared memory
+constexpr size_t kTcMulElems = (size_t)kTcWarps * 16;          // uint4: row multipliers
+constexpr int kTcAhead = 4;                                     // pairs loaded ahead
+
+// Word t (little-endian, bytes 4t..4t+3) of block blk as it lies in memory (zero outside).
+template <bool kFast>
+__device__ __forceinline__ uint32_t load_le_word(const uint8_t* p, int64_t blk, int t, uint64_t len) {
+    if (blk < 0) return 0;
+    const uint64_t pos = 16 * (uint64_t)blk + 4 * t;
+    if (kFast && pos + 4 <= len) return __ldg(reinterpret_cast<const uint32_t*>(p + pos));
+    uint32_t x = 0;
+    for (int b = 0; b < 4; ++b) x |= (pos + b < len ? (uint32_t)p[pos + b] : 0u) << (8 * b);
+    return x;
+}
+
+template <bool kFast>
+__global__ void __launch_bounds__(kTcThreads) k_ghash_tensor(const uint2* frags, const uint4* muls,
+                                                             const uint8_t* data, uint64_t len, uint64_t pad,
+                                                             uint64_t ngroups, uint4* out) {
+#if __CUDA_ARCH__ >= 800
+    extern __shared__ __align__(16) uint2 fr[];
+    __shared__ uint4 red[kTcWarps];
+    for (int i = threadIdx.x; i < (int)(kTcFragElems / 2); i += blockDim.x)
+        reinterpret_cast<uint4*>(fr)[i] = reinterpret_cast<const uint4*>(frags)[i];
+    __syncthreads();
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5, g = lane >> 2, t = lane & 3;
+    // lanes t = 0 and 1 of each quad multiply rows g and g + 8
+    const uint4 mult = muls[w * 16 + (t & 1 ? g + 8 : g)];
+    for (uint64_t grp = blockIdx.x; grp < ngroups; grp += gridDim.x) {
+        const int64_t first = (int64_t)(grp * kGroup + (uint64_t)w * kTcTiles * 16) - (int64_t)pad;
+        // A of pair c: word t of rows g and g + 8 of tiles 2c and 2c + 1
+        uint32_t a[kTcAhead][4];
+#pragma unroll
+        for (int c = 0; c < kTcAhead; ++c)
+#pragma unroll
+            for (int q = 0; q < 4; ++q)
+                a[c][q] = load_le_word<kFast>(data, first + (2 * c + (q >> 1)) * 16 + g + 8 * (q & 1), t, len);
+        int acc[16][4];
+#pragma unroll
+        for (int nt = 0; nt < 16; ++nt) acc[nt][0] = acc[nt][1] = acc[nt][2] = acc[nt][3] = 0;
+#pragma unroll 1
+        for (int c0 = 0; c0 < kTcPairs; c0 += kTcAhead) {
+#pragma unroll
+            for (int s = 0; s < kTcAhead; ++s) {
+                const int c = c0 + s;
+                const uint32_t a0 = a[s][0], a1 = a[s][1], a2 = a[s][2], a3 = a[s][3];
+                const int cn = c + kTcAhead;  // refill this slot kTcAhead pairs ahead
+#pragma unroll
+                for (int q = 0; q < 4; ++q)
+                    a[s][q] = cn < kTcPairs ? load_le_word<kFast>(data, first + (2 * cn + (q >> 1)) * 16 + g + 8 * (q & 1),
+                                                                   t, len)
+                                            : 0u;
+                const uint2* fc = fr + (size_t)c * 16 * 32 + lane;
+#pragma unroll
+                for (int nt = 0; nt < 16; ++nt) {
+                    const uint2 b = fc[nt * 32];
+                    asm volatile(
+                        "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc "
+                        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                        : "+r"(acc[nt][0]), "+r"(acc[nt][1]), "+r"(acc[nt][2]), "+r"(acc[nt][3])
+                        : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b.x), "r"(b.y));
+                }
+            }
+        }
+        // Parities: lane (g, t) holds bits 8nt + 2t and 8nt + 2t + 1 of rows g and g + 8,
+        // output bit n being bit n % 32 of little-endian word n / 32 (the matrices' order).
+        uint32_t lo[4] = {0, 0, 0, 0}, hi[4] = {0, 0, 0, 0};
+#pragma unroll
+        for (int nt = 0; nt < 16; ++nt) {
+            const int sh = (nt & 3) * 8 + 2 * t;
+            lo[nt >> 2] |= ((uint32_t)acc[nt][0] & 1u) << sh | ((uint32_t)acc[nt][1] & 1u) << (sh + 1);
+            hi[nt >> 2] |= ((uint32_t)acc[nt][2] & 1u) << sh | ((uint32_t)acc[nt][3] & 1u) << (sh + 1);
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+#pragma unroll
+            for (int o = 1; o <= 2; o <<= 1) {
+                lo[q] |= __shfl_xor_sync(0xffffffffu, lo[q], o);
+                hi[q] |= __shfl_xor_sync(0xffffffffu, hi[q], o);
+            }
+        const uint32_t* row = (t & 1) ? hi : lo;
+        // to GCM's big-endian words, times the row's multiplier; lanes t = 2, 3 add nothing
+        const uint4 x = make_uint4(__byte_perm(row[0], 0, 0x0123), __byte_perm(row[1], 0, 0x0123),
+                                   __byte_perm(row[2], 0, 0x0123), __byte_perm(row[3], 0, 0x0123));
+        uint4 v = gf_mul_ct(x, mult);
+        if (t >= 2) v = make_uint4(0, 0, 0, 0);
+        const uint4 r = block_xor<kTcThreads>(v, red);
+        if (threadIdx.x == 0) out[grp] = r;
+    }
+#else
+    __trap();  // launch_ghash runs this variant only on compute capability 8.0 and later
+#endif
+}
+
 // out[g] = sum_i in[g*kR + i - pad] * pw[kR-1-i] (missing entries are zero).
 __global__ void __launch_bounds__(kR) k_ghash_reduce(const uint4* in, uint64_t m, uint64_t pad, const uint4* pw,
                                                      uint4* out) {
@@ -243,13 +363,90 @@ int variant_of(const LaunchShape& sh) {
     if (v >= 0) return v;
     return sh.ghash_variant >= 0 && sh.ghash_variant < kGhashVariants ? sh.ghash_variant : 1;
 }
+
+// The tensor variant needs the one-bit MMA with AND (compute capability 8.0 and later);
+// elsewhere the lookups run instead (same result).
+int tensor_variant_usable(int v) {
+    if (v != 2) return v;
+    int dev = 0, major = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 1;
+    }
+    return major >= 8 ? 2 : 1;
+}
 }  // namespace
 
 void set_ghash_variant(int v) { g_ghash_variant.store(v >= 0 && v < kGhashVariants ? v : -1); }
 int ghash_variant() { return variant_of(LaunchShape()); }
 const char* ghash_variant_name(int v) { return tuning::ghash_variant_name(v); }
 
-size_t ghash_table_bytes() { return kTableElems * 16; }
+// The tensor variant's operands after the lookup tables: the pairs' B fragments, then
+// the row multipliers.
+constexpr size_t kTcFragOffset = kTableElems * 16;
+constexpr size_t kTcMulOffset = kTcFragOffset + kTcFragBytes;
+size_t ghash_table_bytes() { return kTcMulOffset + kTcMulElems * 16; }
+
+namespace {
+
+// Coefficient k (of x^k) of v: bit 63 - k of hi, or 127 - k of lo. Shifts only (v is secret).
+uint32_t coefficient(const bc_gf128& v, int k) {
+    return (uint32_t)((k < 64 ? v.hi >> (63 - k) : v.lo >> (127 - k)) & 1u);
+}
+
+// GCM's coefficient of memory bit (byte b, bit s; bit 0 the least significant): byte 0's
+// top bit is x^0.
+int memory_bit_coefficient(int byte, int bit) { return 8 * byte + 7 - bit; }
+
+// The tensor variant's operands. B of pair c, column tile nt, lane l = 4g + t: word b0 bit j
+// is 1 when input bit j of little-endian word t of a block of tile 2c reaches output bit
+// n = 8nt + g of its product with P_2c (bit n % 32 of little-endian word n / 32); b1 the
+// same for tile 2c + 1. Whatever order the MMA gives the bits of a word, A and B use the
+// same, so only the word-to-k mapping matters. Row multipliers: H^((kTcWarps-1-w)*kTcTiles*16
+// + 15-r) for warp w, row r, as big-endian words.
+void build_tensor_operands(const bc_gf128& h, uint8_t* frags, uint8_t* muls) {
+    std::vector<uint32_t> b(kTcFragElems * 2);
+    const bc_gf128 h16 = gf128_pow(h, 16);
+    bc_gf128 p = bc_gf128_one();  // P_j for j = kTcTiles - 1 down to 0
+    for (int j = kTcTiles - 1; j >= 0; --j) {
+        bc_gf128 px[128];  // P * x^k: row k of M_P
+        px[0] = p;
+        for (int k = 1; k < 128; ++k) px[k] = bc_gf128_times_x(px[k - 1]);
+        const int c = j / 2, half = j % 2;
+        for (int nt = 0; nt < 16; ++nt)
+            for (int lane = 0; lane < 32; ++lane) {
+                const int g = lane >> 2, t = lane & 3, n = 8 * nt + g;
+                const int out_k = memory_bit_coefficient(4 * (n / 32) + (n % 32) / 8, n % 8);
+                uint32_t word = 0;
+                for (int bit = 0; bit < 32; ++bit) {
+                    const int in_k = memory_bit_coefficient(4 * t + bit / 8, bit % 8);
+                    word |= coefficient(px[in_k], out_k) << bit;
+                }
+                b[2 * (((size_t)c * 16 + nt) * 32 + lane) + half] = word;
+            }
+        for (auto& v : px) v.hi = v.lo = 0;
+        p = bc_gf128_mul(p, h16);
+    }
+    std::memcpy(frags, b.data(), kTcFragBytes);
+    secure_wipe(b.data(), b.size() * sizeof(uint32_t));
+    const bc_gf128 span = gf128_pow(h, (uint64_t)kTcTiles * 16);
+    bc_gf128 q = bc_gf128_one();  // H^((kTcWarps-1-w) * kTcTiles * 16), w from the last warp down
+    uint32_t* m = reinterpret_cast<uint32_t*>(muls);
+    for (int w = kTcWarps - 1; w >= 0; --w) {
+        bc_gf128 e = q;  // times H^(15-r), r from 15 down
+        for (int r = 15; r >= 0; --r) {
+            put(m + 4 * ((size_t)w * 16 + r), e);
+            e = bc_gf128_mul(e, h);
+        }
+        q = bc_gf128_mul(q, span);
+        secure_wipe_object(e);
+    }
+    secure_wipe_object(q);
+    secure_wipe_object(p);
+}
+
+}  // namespace
 
 void ghash_build_tables(const uint8_t h_bytes[16], void* out) {
     uint32_t* o = static_cast<uint32_t*>(out);
@@ -278,6 +475,7 @@ void ghash_build_tables(const uint8_t h_bytes[16], void* out) {
         put(pw0 + 4 * k, p);
         p = bc_gf128_mul(p, h);
     }
+    build_tensor_operands(h, static_cast<uint8_t*>(out) + kTcFragOffset, static_cast<uint8_t*>(out) + kTcMulOffset);
     // level L: (H^span_L)^k, span_0 = kGroup, span_(L+1) = span_L * kR
     uint32_t* lv = pw0 + 4 * kPw0Elems;
     uint64_t span = kGroup;
@@ -305,6 +503,10 @@ cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t l
         cudaError_t e = cudaFuncSetAttribute(k_ghash_groups<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
         if (e == cudaSuccess)
             e = cudaFuncSetAttribute(k_ghash_groups<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_ghash_tensor<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kTcFragBytes);
+        if (e == cudaSuccess)
+            e = cudaFuncSetAttribute(k_ghash_tensor<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kTcFragBytes);
         if (e != cudaSuccess) return e;
     }
     if (len == 0) {
@@ -312,6 +514,7 @@ cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t l
         return cudaGetLastError();
     }
     const uint4* tab = static_cast<const uint4*>(tables_dev);
+    const int variant = tensor_variant_usable(variant_of(sh));
     const uint64_t nblocks = (len + 15) / 16;
     uint64_t m = (nblocks + kGroup - 1) / kGroup;
     const uint64_t pad = m * kGroup - nblocks;
@@ -319,11 +522,20 @@ cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t l
     uint4* b = a + m + 1;
     const int grid = (int)(m < (uint64_t)sh.sms ? m : (uint64_t)sh.sms);
     const bool fast = ((uintptr_t)data & 15u) == 0;
-    const bool planes = variant_of(sh) == 1;
-    if (fast)
+    const bool planes = variant == 1;
+    if (variant == 2) {
+        const uint8_t* base = static_cast<const uint8_t*>(tables_dev);
+        const uint2* frags = reinterpret_cast<const uint2*>(base + kTcFragOffset);
+        const uint4* muls = reinterpret_cast<const uint4*>(base + kTcMulOffset);
+        if (fast)
+            k_ghash_tensor<true><<<grid, kTcThreads, kTcFragBytes, s>>>(frags, muls, data, len, pad, m, a);
+        else
+            k_ghash_tensor<false><<<grid, kTcThreads, kTcFragBytes, s>>>(frags, muls, data, len, pad, m, a);
+    } else if (fast) {
         k_ghash_groups<true><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a, planes);
-    else
+    } else {
         k_ghash_groups<false><<<grid, kT, kWinBytes, s>>>(tab, data, len, pad, m, a, planes);
+    }
     cudaError_t e = cudaGetLastError();
     if (e != cudaSuccess) return e;
     const uint4* lv = tab + kWinElems + kPw0Elems;

@@ -31,7 +31,9 @@ constexpr DeviceClass kHost{DeviceKind::Cpu, nullptr, -1, -1, -1};
 // resident blocks; ghash: the group kernel (one block per SM at most) and its table layout.
 constexpr KernelTuning kAesKernel{128, 8, 32, 7 /* pair-dec */};
 constexpr KernelTuning kAesPair{128, 16, 16, 1 /* wave */};
-constexpr KernelTuning kGhash{512, 1, 24, 1 /* planes */};
+// GHASH: the tensor variant (16 warps x 48 tiles a group) where the one-bit MMA exists; the
+// lookup kernel (512 threads, 24 windows, planes) on older devices, chosen at launch.
+constexpr KernelTuning kGhash{512, 1, 24, 2 /* tensor */};
 // The generic block-cipher and stream kernels: 128 threads, grid capped at 8 blocks per SM.
 constexpr KernelTuning kCudaGeneric{128, 8, 0, 0};
 // XTS over small units: interleaved items with their tweaks in shared memory (kernel
@@ -55,9 +57,9 @@ const Tuning kTable[] = {
      "against pair-cc's 382.2, ECB decryption 419.7 against 400.7). Lane pairs at 16 blocks per SM: "
      "2026-11-22, bench/results/2026-11-22-aes-sbox-pairs-engine-arms (run9-pair). pair-cc in one "
      "wave: 2026-11-23, bench/results/2026-11-23-aes-counter-cache-ghash (run3-unguarded-tiles: "
-     "AES-128-CTR 446.9 GB/s at one wave, 421.1 at four). GHASH planes layout (conflict-free "
-     "shared-memory loads, bench/notes/ghash-gcm.md) and its 24 windows: same folder "
-     "(run5-ghash-lookups-kj24). Pipeline: as the generic H100 entry."},
+     "AES-128-CTR 446.9 GB/s at one wave, 421.1 at four). GHASH on the tensor cores: 2026-11-27, "
+     "bench/results/2026-11-27-ghash-tensor (run3-h100: AES-256-GCM 260.6 GB/s against 238.8 with the "
+     "planes lookups, SM4-GCM 318-322 against 285-287). Pipeline: as the generic H100 entry."},
     {kH100, "generic", "*", kCudaGeneric, kNone, kNone, kCudaPipe, kNoEngine,
      "H100 SXM 80 GB HBM3, driver 580.159.04, PCIe Gen5 x16, 2026-11-23, "
      "bench/results/2026-11-23-scratch-pool-hybrid (run1-bb01600: the NO-OP sweep found depth 4 "

@@ -56,7 +56,7 @@ TEST(Tuning, SelectorPicksTheH100EntryForAnH100) {
     EXPECT_EQ(bc::tuning::aes_variant_from_name("pair-dec"), t.kernel.variant);
     EXPECT_EQ(1, t.pair.variant);        // pair-cc: one wave
     EXPECT_EQ(16, t.pair.blocks_per_sm);
-    EXPECT_EQ(bc::tuning::ghash_variant_from_name("planes"), t.ghash.variant);
+    EXPECT_EQ(bc::tuning::ghash_variant_from_name("tensor"), t.ghash.variant);
     // A non-AES algorithm on the H100: the H100's generic entry.
     const bc::tuning::Tuning& g = bc::tuning::select_tuning(h100(), alg("chacha20"));
     ASSERT_NE(nullptr, g.device.name_contains);
@@ -144,6 +144,8 @@ TEST(Tuning, OverridesReplaceFieldsOfTheEntry) {
     std::string why;
     ASSERT_TRUE(bc::tuning::parse_option("cuda.aes_variant", "cle", &o, &known, &why));
     EXPECT_TRUE(known);
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.ghash", "tensor", &o, &known, &why));
+    EXPECT_EQ(2, o.ghash_variant);
     ASSERT_TRUE(bc::tuning::parse_option("cuda.ghash", "uint4", &o, &known, &why));
     ASSERT_TRUE(bc::tuning::parse_option("cuda.pair_cc_waves", "4", &o, &known, &why));
     ASSERT_TRUE(bc::tuning::parse_option("depth", "8", &o, &known, &why));

@@ -364,17 +364,26 @@ int variant_of(const LaunchShape& sh) {
     return sh.ghash_variant >= 0 && sh.ghash_variant < kGhashVariants ? sh.ghash_variant : 1;
 }
 
-// The tensor variant needs the one-bit MMA with AND (compute capability 8.0 and later);
-// elsewhere the lookups run instead (same result).
+// The tensor variant needs the one-bit MMA with AND (compute capability 8.0 and later), in
+// the code the device runs: an sm_8x GPU given only the compute_75 PTX of the default
+// architectures gets the trapping body. Elsewhere the planes lookups run (same result).
+// Asked once per device (kept: 1 the lookups, 2 the tensor cores).
 int tensor_variant_usable(int v) {
     if (v != 2) return v;
-    int dev = 0, major = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess) {
+    constexpr int kDevices = 64;
+    static std::atomic<int> known[kDevices];
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess) {
         (void)cudaGetLastError();
         return 1;
     }
-    return major >= 8 ? 2 : 1;
+    if (dev >= 0 && dev < kDevices && known[dev].load() != 0) return known[dev].load();
+    cudaFuncAttributes a;
+    int r = 1;
+    if (cudaFuncGetAttributes(&a, k_ghash_tensor<true>) == cudaSuccess) r = a.ptxVersion >= 80 ? 2 : 1;
+    else (void)cudaGetLastError();
+    if (dev >= 0 && dev < kDevices) known[dev].store(r);
+    return r;
 }
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "backends/cpu/cpu_aes_evp.h"
+#include "util/openssl_ctx.h"
 
 #include <openssl/err.h>
 
@@ -94,15 +95,15 @@ Status EvpCiphers::load() {
     static const char* const bits[3] = {"128", "192", "256"};
     for (int i = 0; i < 3; ++i) {
         std::string b = bits[i];
-        ecb[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-ECB").c_str(), nullptr);
-        cbc[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-CBC").c_str(), nullptr);
-        ctr[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-CTR").c_str(), nullptr);
-        gcm[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-GCM").c_str(), nullptr);
-        if (i != 1) xts[i] = EVP_CIPHER_fetch(nullptr, ("AES-" + b + "-XTS").c_str(), nullptr);
+        ecb[i] = EVP_CIPHER_fetch(openssl_ctx(), ("AES-" + b + "-ECB").c_str(), nullptr);
+        cbc[i] = EVP_CIPHER_fetch(openssl_ctx(), ("AES-" + b + "-CBC").c_str(), nullptr);
+        ctr[i] = EVP_CIPHER_fetch(openssl_ctx(), ("AES-" + b + "-CTR").c_str(), nullptr);
+        gcm[i] = EVP_CIPHER_fetch(openssl_ctx(), ("AES-" + b + "-GCM").c_str(), nullptr);
+        if (i != 1) xts[i] = EVP_CIPHER_fetch(openssl_ctx(), ("AES-" + b + "-XTS").c_str(), nullptr);
         if (!ecb[i] || !cbc[i] || !ctr[i] || !gcm[i] || (i != 1 && !xts[i]))
             return Status(BC_ERR_INTERNAL, openssl_error("libcrypto lacks an AES cipher"));
     }
-    chacha20_poly1305 = EVP_CIPHER_fetch(nullptr, "ChaCha20-Poly1305", nullptr);  // optional
+    chacha20_poly1305 = EVP_CIPHER_fetch(openssl_ctx(), "ChaCha20-Poly1305", nullptr);  // optional
     return Status::ok();
 }
 

@@ -1,4 +1,5 @@
 #include "backends/cpu/cpu_block.h"
+#include "util/openssl_ctx.h"
 
 #include <openssl/err.h>
 
@@ -14,30 +15,10 @@
 namespace bc {
 
 EvpBlockCiphers::~EvpBlockCiphers() {
-    // The ciphers first: those of the legacy context must go before it does.
     for (auto& e : ciphers_) EVP_CIPHER_free(e.cipher);
-    if (legacy_) OSSL_PROVIDER_unload(legacy_);
-    if (legacy_default_) OSSL_PROVIDER_unload(legacy_default_);
-    OSSL_LIB_CTX_free(legacy_ctx_);
 }
 
-EVP_CIPHER* EvpBlockCiphers::fetch_legacy(const char* name) {
-    if (!legacy_tried_) {
-        legacy_tried_ = true;
-        OSSL_LIB_CTX* ctx = OSSL_LIB_CTX_new();
-        OSSL_PROVIDER* legacy = ctx ? OSSL_PROVIDER_load(ctx, "legacy") : nullptr;
-        OSSL_PROVIDER* deflt = legacy ? OSSL_PROVIDER_load(ctx, "default") : nullptr;
-        if (!deflt) {  // no legacy provider here: its rows run on the portable cores
-            if (legacy) OSSL_PROVIDER_unload(legacy);
-            OSSL_LIB_CTX_free(ctx);
-            return nullptr;
-        }
-        legacy_ctx_ = ctx;
-        legacy_ = legacy;
-        legacy_default_ = deflt;
-    }
-    return legacy_ctx_ ? EVP_CIPHER_fetch(legacy_ctx_, name, nullptr) : nullptr;
-}
+bool EvpBlockCiphers::legacy_loaded() const { return openssl_legacy_loaded(); }
 
 namespace {
 
@@ -63,10 +44,10 @@ void EvpBlockCiphers::load() {
         if (a->mode != Mode::ECB && a->mode != Mode::CBC && a->mode != Mode::CTR && a->mode != Mode::GCM) continue;
         if (a->mode == Mode::CTR && a->block->block_bytes != 16) continue;
         Source from = Source::Default;
-        EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, a->openssl_name, nullptr);
+        EVP_CIPHER* c = EVP_CIPHER_fetch(openssl_ctx(), a->openssl_name, "provider=default");
         if (!c) {  // not in the default provider: the legacy one, else the generic modes
             from = Source::Legacy;
-            c = fetch_legacy(a->openssl_name);
+            c = EVP_CIPHER_fetch(openssl_ctx(), a->openssl_name, "provider=legacy");
         }
         if (!c) continue;
         // A row with a range of key lengths needs a cipher that takes them (set per key).

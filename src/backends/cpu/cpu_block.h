@@ -27,9 +27,9 @@
 
 namespace bc {
 
-// The EVP ciphers of the catalogue's generic block-cipher rows (ECB, CBC, CTR),
-// fetched once per backend: from the default library context, else from the legacy
-// one (made on first need); rows OpenSSL lacks have none.
+// The EVP ciphers of the catalogue's generic block-cipher rows (ECB, CBC, CTR), fetched
+// once per backend from bulkcrypt's library context (util/openssl_ctx.h): the default
+// provider's, else the legacy provider's; rows OpenSSL lacks have none.
 class EvpBlockCiphers {
 public:
     // Where a row's cipher came from.
@@ -42,8 +42,8 @@ public:
     void load();
     const EVP_CIPHER* find(const Algorithm* alg) const;  // nullptr when none
     Source source(const Algorithm* alg) const;
-    // Whether the legacy library context was made and both providers loaded into it.
-    bool legacy_loaded() const { return legacy_ctx_ != nullptr; }
+    // Whether the legacy provider is there to fetch from.
+    bool legacy_loaded() const;
 
 private:
     struct Entry {
@@ -51,15 +51,7 @@ private:
         EVP_CIPHER* cipher;
         Source source;
     };
-    // Fetches name from the legacy context, making it on the first call; nullptr when
-    // the context or the cipher is not there.
-    EVP_CIPHER* fetch_legacy(const char* name);
-
     std::vector<Entry> ciphers_;
-    OSSL_LIB_CTX* legacy_ctx_ = nullptr;
-    OSSL_PROVIDER* legacy_ = nullptr;
-    OSSL_PROVIDER* legacy_default_ = nullptr;
-    bool legacy_tried_ = false;
 };
 
 // A generic block cipher's key: its expanded forms, made once.

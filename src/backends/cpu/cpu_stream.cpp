@@ -1,4 +1,5 @@
 #include "backends/cpu/cpu_stream.h"
+#include "util/openssl_ctx.h"
 
 #include <openssl/evp.h>
 
@@ -21,7 +22,7 @@ constexpr size_t kMacSlice = 4096;       // XOR and MAC interleave in slices tha
 
 // The EVP ChaCha20 cipher, fetched once per process.
 const EVP_CIPHER* evp_chacha20() {
-    static EVP_CIPHER* c = EVP_CIPHER_fetch(nullptr, "ChaCha20", nullptr);
+    static EVP_CIPHER* c = EVP_CIPHER_fetch(openssl_ctx(), "ChaCha20", nullptr);
     return c;
 }
 

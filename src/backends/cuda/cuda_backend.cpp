@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_pipeline.h"
+#include "util/openssl_ctx.h"
 
 #include <cuda_runtime_api.h>
 #include <openssl/evp.h>
@@ -49,8 +50,12 @@ struct AesHostKey {
     HostBlockKey key() const { return {find_block_cipher("aes"), ks.data()}; }
 };
 
+// AES-CBC from bulkcrypt's library context (util/openssl_ctx.h), fetched once a key size.
 const EVP_CIPHER* evp_cbc(size_t key_len) {
-    return key_len == 16 ? EVP_aes_128_cbc() : key_len == 24 ? EVP_aes_192_cbc() : EVP_aes_256_cbc();
+    static EVP_CIPHER* const c[3] = {EVP_CIPHER_fetch(openssl_ctx(), "AES-128-CBC", nullptr),
+                                     EVP_CIPHER_fetch(openssl_ctx(), "AES-192-CBC", nullptr),
+                                     EVP_CIPHER_fetch(openssl_ctx(), "AES-256-CBC", nullptr)};
+    return c[key_len == 16 ? 0 : key_len == 24 ? 1 : 2];
 }
 
 }  // namespace

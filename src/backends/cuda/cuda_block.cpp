@@ -20,6 +20,7 @@
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_pipeline.h"
+#include "util/openssl_ctx.h"
 #include "dialect/bc_dialect.h"
 #include "modes/aead/aead.h"
 #include "modes/block/host_modes.h"
@@ -61,9 +62,9 @@ const BlockKernels* kernels_for(const Algorithm& alg, const ContextOptions& opt)
 Status cbc_encrypt_host(const KeyMaterial& key, const CudaBlockKey& k, const uint8_t* iv, const uint8_t* in,
                         uint8_t* out, size_t len) {
     const size_t bb = k.kernels->block_bytes;
-    // Fetched from the default library context: a cipher only the legacy provider has
-    // (SEED) is not there, and takes the generic host modes.
-    EVP_CIPHER* evp = key.alg->openssl_name ? EVP_CIPHER_fetch(nullptr, key.alg->openssl_name, nullptr) : nullptr;
+    // From bulkcrypt's library context (util/openssl_ctx.h): the default provider's, or the
+    // legacy one's (SEED); a cipher OpenSSL lacks takes the generic host modes.
+    EVP_CIPHER* evp = key.alg->openssl_name ? EVP_CIPHER_fetch(openssl_ctx(), key.alg->openssl_name, nullptr) : nullptr;
     ERR_clear_error();
     struct Free {
         EVP_CIPHER* c;

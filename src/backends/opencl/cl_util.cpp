@@ -1,4 +1,5 @@
 #include "backends/opencl/cl_util.h"
+#include "util/openssl_ctx.h"
 
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -104,7 +105,8 @@ T device_value(cl_device_id d, cl_device_info what) {
 std::string sha256_hex(const std::string& data) {
     unsigned char md[EVP_MAX_MD_SIZE];
     unsigned int n = 0;
-    if (EVP_Digest(data.data(), data.size(), md, &n, EVP_sha256(), nullptr) != 1) return {};
+    static EVP_MD* const sha256 = EVP_MD_fetch(openssl_ctx(), "SHA256", nullptr);  // bulkcrypt's context
+    if (!sha256 || EVP_Digest(data.data(), data.size(), md, &n, sha256, nullptr) != 1) return {};
     static const char* hex = "0123456789abcdef";
     std::string r;
     for (unsigned i = 0; i < n; ++i) {

@@ -303,11 +303,13 @@ BC_API BC_MUST_CHECK bc_status bc_aead_open_detached(bc_key *key, const uint8_t 
 /* ---- streaming --------------------------------------------------------------------
  * One message in pieces: create, (aad)*, (update)*, final. Pieces may have any
  * length and the result is byte-identical to the one-shot call, however the
- * message is cut. Modes that need whole blocks hold back what they cannot process
- * yet, so update writes at most in_len + 64 bytes (for XTS with a data-unit size:
- * in_len + one data unit; XTS without one is a single data unit of at most 2^20
- * blocks, held and encrypted at final). final writes what is still held back: at
- * most 64 bytes, one data unit for XTS, or one block of padding for ECB/CBC.
+ * message is cut. CTR, the stream ciphers and the AEADs write exactly in_len bytes
+ * at each update and nothing at final (an AEAD's final computes or checks the tag).
+ * Modes that need whole blocks hold back what they cannot process yet, so update
+ * writes at most in_len + 64 bytes (for XTS with a data-unit size: in_len + one data
+ * unit; XTS without one is a single data unit of at most 2^20 blocks, held and
+ * encrypted at final). final writes what is still held back: at most 64 bytes, one
+ * data unit for XTS, or one block of padding for ECB/CBC.
  * Blocks, lengths, PKCS#7 and the CTR counter follow the one-shot rules above (the
  * algorithm's block_size; XTS and GCM 16 bytes).
  * AEAD decryption: set the expected tag before final; final returns

@@ -7,7 +7,10 @@
 //            one held back when decrypting with padding;
 //   XTS: whole data units as they complete; without a data_unit_size the
 //        message is one unit (at most 2^20 blocks), encrypted at final;
-//   AEADs: pieces of the MAC granule, partial MACs folded as they come.
+//   AEADs: every byte out at once (the keystream is positional); the MAC takes
+//          whole granules (GCM 16 bytes, the ChaCha20 AEADs 64), partial MACs
+//          folded as they come, and the granule's bytes so far wait in pending
+//          until it completes or final.
 #include <string>
 #include <vector>
 
@@ -24,6 +27,7 @@ struct bc_stream {
     size_t iv_len = 0;
     uint64_t position = 0;          // bytes processed (keystream offset, XTS units x unit size)
     bc::SecureBytes pending;        // input not yet processed (partial block, unit, granule)
+    size_t emitted = 0;             // AEAD: leading bytes of pending already output
     bool finished = false;
     bool failed = false;
     // AEAD
@@ -89,9 +93,8 @@ Status aead_flush_aad(bc_stream* s) {
     return Status::ok();
 }
 
-Status aead_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
-    if (len == 0) return Status::ok();
-    AeadChunkOp op;
+// The backend's AEAD chunk at the stream's counter, its partial MAC in op->partial.
+Status aead_run(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len, AeadChunkOp& op) {
     op.dir = s->dir;
     std::memcpy(op.ctr, s->msg.ctr, 16);
     op.mac_key = s->msg.mac_key;
@@ -99,7 +102,24 @@ Status aead_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
     op.in = in;
     op.out = out;
     op.len = len;
-    BC_TRY(s->key->ctx->backend->aead_chunk(s->key->material, *s->key->backend_key, op));
+    return s->key->ctx->backend->aead_chunk(s->key->material, *s->key->backend_key, op);
+}
+
+// The output of a partial granule (at the stream's counter, under one granule) without
+// touching the MAC or the counter: final, or the update that completes the granule,
+// runs it again in full.
+Status aead_output_only(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
+    if (len == 0) return Status::ok();
+    AeadChunkOp op;
+    const Status st = aead_run(s, in, out, len, op);
+    secure_wipe(op.partial, sizeof op.partial);
+    return st;
+}
+
+Status aead_piece(bc_stream* s, const uint8_t* in, uint8_t* out, size_t len) {
+    if (len == 0) return Status::ok();
+    AeadChunkOp op;
+    BC_TRY(aead_run(s, in, out, len, op));
     aead_fold(s->key, &s->msg, op.partial, (len + 15) / 16);
     // Advance the counter state by the blocks consumed.
     if (s->key->material.alg->mode == Mode::GCM) gcm_inc32(s->msg.ctr, len / 16);
@@ -138,6 +158,57 @@ size_t processable(const bc_stream* s, size_t avail) {
     }
 }
 
+// An AEAD update: all of in_len out now. The granule begun before (pending, all of it
+// already output) is completed first, then whole granules, then the new partial granule's
+// output alone (kept in pending for the MAC).
+Status aead_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap, size_t* out_len) {
+    if (in_len == 0) return Status::ok();
+    if (!out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
+    if (out_cap < in_len) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(in_len) + " bytes");
+    BC_TRY(check_aliasing(in, in_len, out, in_len));
+    const size_t g = aead_granule(s->key);
+    constexpr size_t kMaxGranule = 64;
+    if (g > kMaxGranule || s->pending.size() >= g || s->emitted != s->pending.size())
+        return Status(BC_ERR_INTERNAL, "AEAD stream state out of step");
+    size_t used = 0;
+    Status st;
+    uint8_t gin[kMaxGranule], gout[kMaxGranule];
+    if (!s->pending.empty()) {
+        const size_t p = s->pending.size(), take = std::min(g - p, in_len);
+        std::memcpy(gin, s->pending.data(), p);
+        std::memcpy(gin + p, in, take);
+        st = p + take == g ? aead_piece(s, gin, gout, g) : aead_output_only(s, gin, gout, p + take);
+        if (st) {
+            std::memcpy(out, gout + p, take);
+            s->pending = p + take == g ? SecureBytes() : SecureBytes(gin, p + take);
+            s->emitted = s->pending.size();
+            used = take;
+        }
+    }
+    const size_t whole = st ? (in_len - used) / g * g : 0;
+    if (st && whole) st = aead_piece(s, in + used, out + used, whole);
+    if (st) used += whole;
+    if (st && used < in_len) {
+        // saved before the output overwrites it (in place)
+        SecureBytes tail(in + used, in_len - used);
+        st = aead_output_only(s, tail.data(), out + used, tail.size());
+        if (st) {
+            s->pending = std::move(tail);
+            s->emitted = s->pending.size();
+            used = in_len;
+        }
+    }
+    secure_wipe(gin, sizeof gin);
+    secure_wipe(gout, sizeof gout);
+    if (!st) {
+        s->failed = true;
+        wipe_output(s->key, out, in_len, s->params);
+        return st;
+    }
+    *out_len = in_len;
+    return Status::ok();
+}
+
 Status stream_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* out, size_t out_cap, size_t* out_len) {
     *out_len = 0;
     if (s->finished || s->failed) return Status(BC_ERR_BAD_STATE, "the stream is finished or failed");
@@ -146,6 +217,7 @@ Status stream_update(bc_stream* s, const uint8_t* in, size_t in_len, uint8_t* ou
         BC_TRY(aead_flush_aad(s));
         if (s->ct_len + s->pending.size() + in_len > s->key->material.alg->max_message)
             return Status(BC_ERR_MESSAGE_TOO_LONG, "message longer than the AEAD allows");
+        return aead_update(s, in, in_len, out, out_cap, out_len);
     } else if (s->position + s->pending.size() + in_len > s->key->material.alg->max_message) {
         // 64-bit block ciphers: 2^32 blocks a message (the others are unbounded)
         return Status(BC_ERR_MESSAGE_TOO_LONG, "message longer than 2^32 blocks of a 64-bit block cipher");
@@ -194,9 +266,10 @@ Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len)
     if (s->aead) {
         if (s->dir == Dir::Decrypt && !s->tag_set) return Status(BC_ERR_BAD_STATE, "set the expected tag before final");
         BC_TRY(aead_flush_aad(s));
-        if (n && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
-        if (out_cap < n) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(n) + " bytes");
-        st = aead_piece(s, s->pending.data(), out, n);
+        // The last partial granule into the MAC; its output went out with its update.
+        SecureBytes again(n);
+        st = aead_piece(s, s->pending.data(), again.data(), n);
+        n = 0;
         if (st) {
             uint8_t full[16];
             aead_tag(s->key, &s->msg, s->aad_len, s->ct_len, full);

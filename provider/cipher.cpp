@@ -1,0 +1,472 @@
+// The cipher dispatch: every catalogue algorithm, under OpenSSL's name where OpenSSL has
+// the cipher (and bulkcrypt's beside it), else under bulkcrypt's name.
+//
+// A context keeps its key bytes until the first piece of data decides the path: under the
+// provider's threshold, OpenSSL's own implementation (an inner EVP_CIPHER_CTX from the
+// provider's library context); otherwise a bulkcrypt key and stream on the provider's
+// device. AAD given before that is kept and replayed. Streams write every byte of CTR,
+// stream ciphers and AEADs at the update that brings it, as EVP expects of ciphers of
+// block size 1; ECB and CBC keep what EVP allows (under a block, or the last block when
+// decrypting with padding). XTS, as OpenSSL's: each update is one whole data unit under
+// the IV's tweak (a one-shot call), final adds nothing.
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <utility>
+
+#include "provider.h"
+
+namespace bc_provider {
+namespace {
+
+constexpr size_t kMaxAlgorithms = 160;
+
+// What OpenSSL needs to know of an algorithm, from the C API's catalogue.
+struct Alg {
+    std::string name;
+    bc_algorithm_info info{};
+    unsigned mode = 0;        // EVP_CIPH_*_MODE
+    size_t evp_block = 1;     // EVP's block size: the cipher's for ECB and CBC, 1 otherwise
+    bool aead = false;
+    bool padding_mode = false;  // ECB and CBC: PKCS#7 on by default, as EVP does
+    bool xts = false;
+};
+
+std::vector<Alg>& algs() {
+    static std::vector<Alg> v;
+    static std::once_flag once;
+    std::call_once(once, [] {
+        for (size_t i = 0; const char* n = bc_algorithm_name(i); ++i) {
+            if (v.size() == kMaxAlgorithms) break;
+            Alg a;
+            a.name = n;
+            if (bc_algorithm_query(n, &a.info) != BC_OK) continue;
+            auto ends = [&](const char* s) {
+                const size_t l = std::strlen(s);
+                return a.name.size() >= l && a.name.compare(a.name.size() - l, l, s) == 0;
+            };
+            a.aead = a.info.kind == BC_KIND_AEAD;
+            if (ends("-ecb")) a.mode = EVP_CIPH_ECB_MODE;
+            else if (ends("-cbc")) a.mode = EVP_CIPH_CBC_MODE;
+            else if (ends("-ctr")) a.mode = EVP_CIPH_CTR_MODE;
+            else if (ends("-xts")) a.mode = EVP_CIPH_XTS_MODE;
+            else if (ends("-gcm")) a.mode = EVP_CIPH_GCM_MODE;
+            else a.mode = EVP_CIPH_STREAM_CIPHER;
+            a.padding_mode = a.info.kind == BC_KIND_BLOCK_MODE;
+            a.xts = a.info.kind == BC_KIND_XTS;
+            a.evp_block = a.padding_mode ? a.info.block_size : 1;
+            v.push_back(a);
+        }
+    });
+    return v;
+}
+
+struct CipherCtx {
+    ProviderContext* prov = nullptr;
+    const Alg* alg = nullptr;
+    bool enc = true;
+    std::vector<unsigned char> key, iv;
+    size_t keylen = 0, ivlen = 0, taglen = 16;
+    bool key_set = false, iv_set = false, padding = true;
+    unsigned char tag[16] = {};
+    bool tag_set = false, tag_ready = false;
+    std::vector<unsigned char> aad;   // AAD before the path is chosen
+    enum class Path { Undecided, Device, OpenSsl } path = Path::Undecided;
+    bc_key* bkey = nullptr;
+    bc_stream* stream = nullptr;
+    EVP_CIPHER_CTX* inner = nullptr;
+    bool failed = false;
+};
+
+void wipe(std::vector<unsigned char>& v) {
+    if (!v.empty()) OPENSSL_cleanse(v.data(), v.size());
+    v.clear();
+}
+
+// Ends the current message's state (stream, inner context), keeping key and settings.
+void reset_message(CipherCtx* c) {
+    bc_stream_destroy(c->stream);
+    c->stream = nullptr;
+    EVP_CIPHER_CTX_free(c->inner);
+    c->inner = nullptr;
+    wipe(c->aad);
+    c->path = CipherCtx::Path::Undecided;
+    c->tag_ready = false;
+    c->failed = false;
+}
+
+void free_ctx(void* vctx) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    if (!c) return;
+    reset_message(c);
+    bc_key_destroy(c->bkey);
+    wipe(c->key);
+    wipe(c->iv);
+    OPENSSL_cleanse(c->tag, sizeof c->tag);
+    delete c;
+}
+
+void* new_ctx(void* provctx, size_t index) {
+    auto* c = new (std::nothrow) CipherCtx;
+    if (!c) return nullptr;
+    c->prov = static_cast<ProviderContext*>(provctx);
+    c->alg = &algs()[index];
+    c->keylen = c->alg->info.key_size;
+    c->ivlen = c->alg->info.iv_size;
+    c->taglen = c->alg->info.tag_size ? c->alg->info.tag_size : 16;
+    c->padding = c->alg->padding_mode;
+    return c;
+}
+
+void* dup_ctx(void* vctx) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    if (c->path != CipherCtx::Path::Undecided) return nullptr;  // a message in flight is not copied
+    auto* d = new (std::nothrow) CipherCtx;
+    if (!d) return nullptr;
+    d->prov = c->prov;
+    d->alg = c->alg;
+    d->enc = c->enc;
+    d->key = c->key;
+    d->iv = c->iv;
+    d->keylen = c->keylen;
+    d->ivlen = c->ivlen;
+    d->taglen = c->taglen;
+    d->key_set = c->key_set;
+    d->iv_set = c->iv_set;
+    d->padding = c->padding;
+    d->aad = c->aad;
+    return d;
+}
+
+int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
+         const OSSL_PARAM params[], bool enc);
+int set_ctx_params(void* vctx, const OSSL_PARAM params[]);
+
+int encrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
+                 const OSSL_PARAM params[]) {
+    return init(vctx, key, keylen, iv, ivlen, params, true);
+}
+int decrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
+                 const OSSL_PARAM params[]) {
+    return init(vctx, key, keylen, iv, ivlen, params, false);
+}
+
+int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
+         const OSSL_PARAM params[], bool enc) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    reset_message(c);
+    c->enc = enc;
+    c->tag_set = false;
+    if (!set_ctx_params(c, params)) return 0;
+    if (key) {
+        const bc_algorithm_info& i = c->alg->info;
+        if (keylen < i.key_size_min || keylen > i.key_size_max) return 0;
+        wipe(c->key);
+        c->key.assign(key, key + keylen);
+        c->keylen = keylen;
+        c->key_set = true;
+        bc_key_destroy(c->bkey);
+        c->bkey = nullptr;
+    }
+    if (iv) {
+        if (ivlen < c->ivlen) return 0;  // EVP passes its IV buffer length; the cipher's length is ours
+        c->iv.assign(iv, iv + c->ivlen);
+        c->iv_set = true;
+    }
+    return 1;
+}
+
+// OpenSSL's implementation of the algorithm, from the provider's own library context.
+EVP_CIPHER* fetch_openssl(const CipherCtx* c) {
+    EVP_CIPHER* e = EVP_CIPHER_fetch(c->prov->fallback_libctx, c->alg->name.c_str(), nullptr);
+    return e;
+}
+
+// Chooses the path at the first piece of data (n bytes; final passes 0).
+int choose_path(CipherCtx* c, size_t n) {
+    if (c->path != CipherCtx::Path::Undecided) return 1;
+    if (!c->key_set || (c->ivlen && !c->iv_set)) return 0;
+    EVP_CIPHER* e = n < c->prov->threshold ? fetch_openssl(c) : nullptr;
+    if (e) {
+        c->inner = EVP_CIPHER_CTX_new();
+        int ok = c->inner && EVP_CipherInit_ex2(c->inner, e, nullptr, nullptr, c->enc ? 1 : 0, nullptr);
+        if (ok && c->alg->aead && c->ivlen != c->alg->info.iv_size)
+            ok = EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(c->ivlen), nullptr) > 0;
+        if (ok && c->alg->info.key_size_min != c->alg->info.key_size_max)
+            ok = EVP_CIPHER_CTX_set_key_length(c->inner, static_cast<int>(c->keylen));
+        if (ok) ok = EVP_CipherInit_ex2(c->inner, nullptr, c->key.data(), c->iv.empty() ? nullptr : c->iv.data(),
+                                        c->enc ? 1 : 0, nullptr);
+        if (ok && c->alg->padding_mode) ok = EVP_CIPHER_CTX_set_padding(c->inner, c->padding ? 1 : 0);
+        int l = 0;
+        if (ok && !c->aad.empty()) ok = EVP_CipherUpdate(c->inner, nullptr, &l, c->aad.data(), static_cast<int>(c->aad.size()));
+        EVP_CIPHER_free(e);
+        if (!ok) return 0;
+        c->path = CipherCtx::Path::OpenSsl;
+        c->prov->fallback_calls++;
+    } else {
+        if (!c->bkey && bc_key_create(c->prov->ctx, c->alg->name.c_str(), c->key.data(), c->keylen, &c->bkey) != BC_OK)
+            return 0;
+        bc_params p{};
+        if (c->alg->padding_mode && c->padding) p.flags = BC_FLAG_PAD_PKCS7;
+        if (!c->alg->xts && bc_stream_create(c->bkey, c->enc ? BC_ENCRYPT : BC_DECRYPT, c->iv.empty() ? nullptr : c->iv.data(),
+                             c->ivlen, &p, &c->stream) != BC_OK)
+            return 0;
+        if (!c->aad.empty() && bc_stream_aad(c->stream, c->aad.data(), c->aad.size()) != BC_OK) return 0;
+        c->path = CipherCtx::Path::Device;
+        c->prov->device_calls++;
+    }
+    wipe(c->aad);
+    return 1;
+}
+
+int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in, size_t inl) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    *outl = 0;
+    if (c->failed) return 0;
+    if (c->alg->aead && out == nullptr) {  // AAD
+        if (c->path == CipherCtx::Path::Undecided) {
+            c->aad.insert(c->aad.end(), in, in + inl);
+            return 1;
+        }
+        if (c->path == CipherCtx::Path::Device) return bc_stream_aad(c->stream, in, inl) == BC_OK;
+        int l = 0;
+        return EVP_CipherUpdate(c->inner, nullptr, &l, in, static_cast<int>(inl));
+    }
+    if (!choose_path(c, inl)) return c->failed = true, 0;
+    if (c->path == CipherCtx::Path::OpenSsl) {
+        int l = 0;
+        if (!EVP_CipherUpdate(c->inner, out, &l, in, static_cast<int>(inl))) return c->failed = true, 0;
+        *outl = static_cast<size_t>(l);
+        return 1;
+    }
+    size_t n = 0;
+    if (c->alg->xts) {  // one data unit
+        const bc_status st = c->enc ? bc_encrypt(c->bkey, c->iv.data(), c->ivlen, in, inl, out, outsize, &n, nullptr)
+                                    : bc_decrypt(c->bkey, c->iv.data(), c->ivlen, in, inl, out, outsize, &n, nullptr);
+        if (st != BC_OK) return c->failed = true, 0;
+    } else if (bc_stream_update(c->stream, in, inl, out, outsize, &n) != BC_OK) {
+        return c->failed = true, 0;
+    }
+    *outl = n;
+    return 1;
+}
+
+int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    *outl = 0;
+    if (c->failed || !choose_path(c, 0)) return 0;
+    if (c->path == CipherCtx::Path::OpenSsl) {
+        if (c->alg->aead && !c->enc) {
+            if (!c->tag_set ||
+                EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(c->taglen), c->tag) <= 0)
+                return 0;
+        }
+        int l = 0;
+        if (!EVP_CipherFinal_ex(c->inner, out, &l)) return c->failed = true, 0;
+        *outl = static_cast<size_t>(l);
+        if (c->alg->aead && c->enc) {
+            if (EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(c->taglen), c->tag) <= 0) return 0;
+            c->tag_ready = true;
+        }
+        return 1;
+    }
+    if (c->alg->aead && !c->enc) {
+        if (!c->tag_set || bc_stream_set_tag(c->stream, c->tag, c->taglen) != BC_OK) return 0;
+    }
+    size_t n = 0;
+    if (c->alg->xts) return 1;
+    if (bc_stream_final(c->stream, out, outsize, &n) != BC_OK) return c->failed = true, 0;
+    *outl = n;
+    if (c->alg->aead && c->enc) {
+        if (bc_stream_get_tag(c->stream, c->tag, c->taglen) != BC_OK) return 0;
+        c->tag_ready = true;
+    }
+    return 1;
+}
+
+// One call: EVP_Cipher. For AEADs with out == NULL it is AAD, with in == NULL final.
+int one_shot(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in, size_t inl) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    if (in == nullptr) return final(vctx, out, outl, outsize);
+    if (!update(vctx, out, outl, outsize, in, inl)) return 0;
+    if (c->alg->aead || out == nullptr) return 1;
+    size_t more = 0;
+    if (*outl > outsize) return 0;
+    if (!final(vctx, out + *outl, &more, outsize - *outl)) return 0;
+    *outl += more;
+    return 1;
+}
+
+// ---- parameters
+
+int get_alg_params(OSSL_PARAM params[], size_t index) {
+    const Alg& a = algs()[index];
+    OSSL_PARAM* p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_MODE)) && !OSSL_PARAM_set_uint(p, a.mode)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) && !OSSL_PARAM_set_size_t(p, a.info.key_size)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) && !OSSL_PARAM_set_size_t(p, a.info.iv_size)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_BLOCK_SIZE)) && !OSSL_PARAM_set_size_t(p, a.evp_block)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD)) && !OSSL_PARAM_set_int(p, a.aead ? 1 : 0)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CUSTOM_IV)) && !OSSL_PARAM_set_int(p, a.aead ? 1 : 0)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_CTS)) && !OSSL_PARAM_set_int(p, 0)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK)) && !OSSL_PARAM_set_int(p, 0)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY)) && !OSSL_PARAM_set_int(p, 0)) return 0;
+    return 1;
+}
+
+const OSSL_PARAM kAlgParams[] = {
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, nullptr),      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),   OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, nullptr),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, nullptr),       OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, nullptr),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, nullptr),        OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, nullptr),
+    OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr), OSSL_PARAM_END};
+const OSSL_PARAM* gettable_params(void*) { return kAlgParams; }
+
+int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    OSSL_PARAM* p;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) && !OSSL_PARAM_set_size_t(p, c->keylen)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) && !OSSL_PARAM_set_size_t(p, c->ivlen)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) && !OSSL_PARAM_set_uint(p, c->padding ? 1 : 0))
+        return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) && !OSSL_PARAM_set_size_t(p, c->taglen)) return 0;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+        if (!c->alg->aead || !c->enc || !c->tag_ready || p->data_size == 0 || p->data_size > c->taglen) return 0;
+        if (!OSSL_PARAM_set_octet_string(p, c->tag, p->data_size)) return 0;
+    }
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) && c->iv_set &&
+        !OSSL_PARAM_set_octet_string(p, c->iv.data(), c->iv.size()))
+        return 0;
+    return 1;
+}
+
+int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    if (params == nullptr) return 1;
+    const OSSL_PARAM* p;
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
+        unsigned v = 0;
+        if (!OSSL_PARAM_get_uint(p, &v) || c->path != CipherCtx::Path::Undecided) return 0;
+        c->padding = v != 0;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+        size_t v = 0;
+        if (!OSSL_PARAM_get_size_t(p, &v) || v < c->alg->info.key_size_min || v > c->alg->info.key_size_max) return 0;
+        c->keylen = v;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
+        size_t v = 0;
+        if (!c->alg->aead || !OSSL_PARAM_get_size_t(p, &v) || v < c->alg->info.iv_size_min ||
+            v > c->alg->info.iv_size_max || c->path != CipherCtx::Path::Undecided)
+            return 0;
+        c->ivlen = v;
+        c->iv_set = false;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+        if (!c->alg->aead) return 0;
+        const size_t n = p->data_size;
+        if (n < c->alg->info.tag_size_min || n > c->alg->info.tag_size_max) return 0;
+        if (p->data != nullptr) {  // the expected tag (decryption)
+            if (c->enc) return 0;
+            std::memcpy(c->tag, p->data, n);
+            c->tag_set = true;
+        }
+        c->taglen = n;
+    }
+    return 1;
+}
+
+const OSSL_PARAM kCtxGettable[] = {
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, nullptr),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 0), OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
+    OSSL_PARAM_END};
+const OSSL_PARAM kCtxSettable[] = {
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr), OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, nullptr), OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 0),
+    OSSL_PARAM_END};
+const OSSL_PARAM* gettable_ctx_params(void*, void*) { return kCtxGettable; }
+const OSSL_PARAM* settable_ctx_params(void*, void*) { return kCtxSettable; }
+
+// ---- one dispatch table an algorithm: newctx and get_params know their algorithm by index
+
+template <size_t I>
+void* new_ctx_at(void* provctx) { return new_ctx(provctx, I); }
+template <size_t I>
+int get_params_at(OSSL_PARAM params[]) { return get_alg_params(params, I); }
+
+using Fn = void (*)(void);
+template <size_t... I>
+constexpr std::array<std::pair<Fn, Fn>, sizeof...(I)> per_index(std::index_sequence<I...>) {
+    return {{{reinterpret_cast<Fn>(new_ctx_at<I>), reinterpret_cast<Fn>(get_params_at<I>)}...}};
+}
+const auto kPerIndex = per_index(std::make_index_sequence<kMaxAlgorithms>{});
+
+struct Table {
+    std::deque<std::string> strings;  // stable addresses for the names and properties
+    std::vector<std::array<OSSL_DISPATCH, 16>> dispatch;
+    std::vector<OSSL_ALGORITHM> algorithms;
+};
+
+}  // namespace
+
+const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
+    static std::mutex mu;
+    static std::vector<std::pair<ProviderContext*, std::unique_ptr<Table>>> tables;
+    std::lock_guard<std::mutex> lock(mu);
+    for (auto& t : tables)
+        if (t.first == p) return t.second->algorithms.data();
+    auto t = std::make_unique<Table>();
+    const std::vector<Alg>& v = algs();
+    t->dispatch.reserve(v.size());
+    const std::string props = "provider=bulkcrypt,bulkcrypt.device=" + p->device_kind;
+    for (size_t i = 0; i < v.size(); ++i) {
+        // OpenSSL's name first where it has the cipher, then bulkcrypt's when it differs
+        std::string names;
+        if (EVP_CIPHER* e = EVP_CIPHER_fetch(p->fallback_libctx, v[i].name.c_str(), nullptr)) {
+            names = EVP_CIPHER_get0_name(e);
+            EVP_CIPHER_free(e);
+            if (OPENSSL_strcasecmp(names.c_str(), v[i].name.c_str()) != 0) names += ":" + v[i].name;
+        } else {
+            names = v[i].name;
+        }
+        t->strings.push_back(names);
+        const char* name_str = t->strings.back().c_str();
+        t->strings.push_back(props);
+        const char* prop_str = t->strings.back().c_str();
+        t->dispatch.push_back({{
+            {OSSL_FUNC_CIPHER_NEWCTX, kPerIndex[i].first},
+            {OSSL_FUNC_CIPHER_FREECTX, reinterpret_cast<Fn>(free_ctx)},
+            {OSSL_FUNC_CIPHER_DUPCTX, reinterpret_cast<Fn>(dup_ctx)},
+            {OSSL_FUNC_CIPHER_ENCRYPT_INIT, reinterpret_cast<Fn>(encrypt_init)},
+            {OSSL_FUNC_CIPHER_DECRYPT_INIT, reinterpret_cast<Fn>(decrypt_init)},
+            {OSSL_FUNC_CIPHER_UPDATE, reinterpret_cast<Fn>(update)},
+            {OSSL_FUNC_CIPHER_FINAL, reinterpret_cast<Fn>(final)},
+            {OSSL_FUNC_CIPHER_CIPHER, reinterpret_cast<Fn>(one_shot)},
+            {OSSL_FUNC_CIPHER_GET_PARAMS, kPerIndex[i].second},
+            {OSSL_FUNC_CIPHER_GETTABLE_PARAMS, reinterpret_cast<Fn>(gettable_params)},
+            {OSSL_FUNC_CIPHER_GET_CTX_PARAMS, reinterpret_cast<Fn>(get_ctx_params)},
+            {OSSL_FUNC_CIPHER_SET_CTX_PARAMS, reinterpret_cast<Fn>(set_ctx_params)},
+            {OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, reinterpret_cast<Fn>(gettable_ctx_params)},
+            {OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, reinterpret_cast<Fn>(settable_ctx_params)},
+            {0, nullptr},
+            {0, nullptr},
+        }});
+        t->algorithms.push_back({name_str, prop_str, t->dispatch.back().data(), nullptr});
+    }
+    t->algorithms.push_back({nullptr, nullptr, nullptr, nullptr});
+    tables.emplace_back(p, std::move(t));
+    return tables.back().second->algorithms.data();
+}
+
+}  // namespace bc_provider

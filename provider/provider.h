@@ -1,0 +1,45 @@
+// The bulkcrypt OpenSSL 3 provider ("bulkcrypt", module bulkcrypt.so): a thin layer over
+// the C API (include/bulkcrypt/bulkcrypt.h). provider.cpp holds the provider context and
+// its parameters; cipher.cpp the cipher dispatch of every catalogue algorithm.
+//
+// A call whose first piece is under the threshold runs on OpenSSL's own implementation,
+// fetched from the default or legacy provider in a library context the provider owns (the
+// application's configuration stays untouched), so small messages such as TLS records never
+// pay a device round trip; the others go to bulkcrypt's context.
+#pragma once
+
+#include <openssl/core.h>
+#include <openssl/types.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bulkcrypt/bulkcrypt.h"
+
+namespace bc_provider {
+
+struct ProviderContext {
+    const OSSL_CORE_HANDLE* handle = nullptr;
+    OSSL_LIB_CTX* fallback_libctx = nullptr;  // owned: the default and legacy providers
+    OSSL_PROVIDER* fallback_default = nullptr;
+    OSSL_PROVIDER* fallback_legacy = nullptr;
+    bc_context* ctx = nullptr;                // the device bulkcrypt runs on
+    std::string device = "auto";              // as configured: auto, cpu, cuda, opencl, or a full device string
+    std::string device_kind = "auto";         // the bulkcrypt.device property: auto, cpu, cuda or opencl
+    size_t threshold = 0;                     // bytes: calls below run on OpenSSL's own implementation
+    std::atomic<uint64_t> device_calls{0};    // messages run by bulkcrypt
+    std::atomic<uint64_t> fallback_calls{0};  // messages run by OpenSSL's implementation
+};
+
+// The algorithm table for OSSL_OP_CIPHER (built once, at provider init).
+const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p);
+
+// The provider's default threshold, bytes: an estimate (not yet measured) at the size where
+// bulkcrypt's CPU pool starts splitting a call over its threads; `threshold` in the
+// provider's config section overrides it.
+constexpr size_t kDefaultThreshold = 64 * 1024;
+
+}  // namespace bc_provider

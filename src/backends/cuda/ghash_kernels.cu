@@ -508,15 +508,24 @@ size_t ghash_scratch_bytes(uint64_t len) {
 cudaError_t launch_ghash(const void* tables_dev, const uint8_t* data, uint64_t len, void* scratch,
                          uint8_t* result_dev, const LaunchShape& sh, cudaStream_t s) {
     {
-        // Per device and cheap: set every time rather than cache across devices.
-        cudaError_t e = cudaFuncSetAttribute(k_ghash_groups<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(k_ghash_groups<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(k_ghash_tensor<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kTcFragBytes);
-        if (e == cudaSuccess)
-            e = cudaFuncSetAttribute(k_ghash_tensor<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kTcFragBytes);
+        // Once per device: a host-memory pipeline launches GHASH for every piece, from the
+        // thread that also drives the piece's copies.
+        constexpr int kDevices = 64;
+        static std::atomic<bool> done[kDevices];
+        int dev = 0;
+        cudaError_t e = cudaGetDevice(&dev);
         if (e != cudaSuccess) return e;
+        if (dev < 0 || dev >= kDevices || !done[dev].load()) {
+            e = cudaFuncSetAttribute(k_ghash_groups<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
+            if (e == cudaSuccess)
+                e = cudaFuncSetAttribute(k_ghash_groups<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kWinBytes);
+            if (e == cudaSuccess)
+                e = cudaFuncSetAttribute(k_ghash_tensor<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kTcFragBytes);
+            if (e == cudaSuccess)
+                e = cudaFuncSetAttribute(k_ghash_tensor<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)kTcFragBytes);
+            if (e != cudaSuccess) return e;
+            if (dev >= 0 && dev < kDevices) done[dev].store(true);
+        }
     }
     if (len == 0) {
         k_zero_result<<<1, 1, 0, s>>>(result_dev);

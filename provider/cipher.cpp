@@ -152,13 +152,11 @@ int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned cha
          const OSSL_PARAM params[], bool enc);
 int set_ctx_params(void* vctx, const OSSL_PARAM params[]);
 
-int encrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
-                 const OSSL_PARAM params[]) {
-    return init(vctx, key, keylen, iv, ivlen, params, true);
-}
-int decrypt_init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
-                 const OSSL_PARAM params[]) {
-    return init(vctx, key, keylen, iv, ivlen, params, false);
+// OSSL_FUNC_cipher_encrypt_init (kEnc) and decrypt_init.
+template <bool kEnc>
+int init_for(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
+             const OSSL_PARAM params[]) {
+    return init(vctx, key, keylen, iv, ivlen, params, kEnc);
 }
 
 int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned char* iv, size_t ivlen,
@@ -186,17 +184,30 @@ int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned cha
     return 1;
 }
 
-// OpenSSL's implementation of the algorithm, from the provider's own library context.
-EVP_CIPHER* fetch_openssl(const CipherCtx* c) {
-    EVP_CIPHER* e = EVP_CIPHER_fetch(c->prov->fallback_libctx, c->alg->name.c_str(), nullptr);
-    return e;
+}  // namespace
+
+// One provider context's algorithm table, and OpenSSL's own cipher for each algorithm
+// (nullptr where OpenSSL lacks it), fetched once from the provider's library context
+// rather than at every small message.
+struct CipherTable {
+    std::deque<std::string> strings;  // stable addresses for the names and properties
+    std::vector<std::array<OSSL_DISPATCH, 16>> dispatch;
+    std::vector<OSSL_ALGORITHM> algorithms;
+    std::vector<EVP_CIPHER*> openssl;  // by algorithm index
+};
+
+namespace {
+
+const EVP_CIPHER* openssl_cipher(const ProviderContext* p, const Alg* a) {
+    const size_t i = static_cast<size_t>(a - algs().data());
+    return p->ciphers && i < p->ciphers->openssl.size() ? p->ciphers->openssl[i] : nullptr;
 }
 
 // Chooses the path at the first piece of data (n bytes; final passes 0).
 int choose_path(CipherCtx* c, size_t n) {
     if (c->path != CipherCtx::Path::Undecided) return 1;
     if (!c->key_set || (c->ivlen && !c->iv_set)) return 0;
-    EVP_CIPHER* e = n < c->prov->threshold ? fetch_openssl(c) : nullptr;
+    const EVP_CIPHER* e = n < c->prov->threshold ? openssl_cipher(c->prov, c->alg) : nullptr;
     if (e) {
         c->inner = EVP_CIPHER_CTX_new();
         int ok = c->inner && EVP_CipherInit_ex2(c->inner, e, nullptr, nullptr, c->enc ? 1 : 0, nullptr);
@@ -209,7 +220,6 @@ int choose_path(CipherCtx* c, size_t n) {
         if (ok && c->alg->padding_mode) ok = EVP_CIPHER_CTX_set_padding(c->inner, c->padding ? 1 : 0);
         int l = 0;
         if (ok && !c->aad.empty()) ok = EVP_CipherUpdate(c->inner, nullptr, &l, c->aad.data(), static_cast<int>(c->aad.size()));
-        EVP_CIPHER_free(e);
         if (!ok) return 0;
         c->path = CipherCtx::Path::OpenSsl;
         c->prov->fallback_calls++;
@@ -412,34 +422,26 @@ constexpr std::array<std::pair<Fn, Fn>, sizeof...(I)> per_index(std::index_seque
 }
 const auto kPerIndex = per_index(std::make_index_sequence<kMaxAlgorithms>{});
 
-struct Table {
-    std::deque<std::string> strings;  // stable addresses for the names and properties
-    std::vector<std::array<OSSL_DISPATCH, 16>> dispatch;
-    std::vector<OSSL_ALGORITHM> algorithms;
-};
-
 }  // namespace
 
 const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
+    // OpenSSL may ask from several threads at once
     static std::mutex mu;
-    static std::vector<std::pair<ProviderContext*, std::unique_ptr<Table>>> tables;
     std::lock_guard<std::mutex> lock(mu);
-    for (auto& t : tables)
-        if (t.first == p) return t.second->algorithms.data();
-    auto t = std::make_unique<Table>();
+    if (p->ciphers) return p->ciphers->algorithms.data();
+    auto t = std::make_unique<CipherTable>();
     const std::vector<Alg>& v = algs();
     t->dispatch.reserve(v.size());
     const std::string props = "provider=bulkcrypt,bulkcrypt.device=" + p->device_kind;
     for (size_t i = 0; i < v.size(); ++i) {
         // OpenSSL's name first where it has the cipher, then bulkcrypt's when it differs
-        std::string names;
-        if (EVP_CIPHER* e = EVP_CIPHER_fetch(p->fallback_libctx, v[i].name.c_str(), nullptr)) {
+        EVP_CIPHER* e = EVP_CIPHER_fetch(p->fallback_libctx, v[i].name.c_str(), nullptr);
+        std::string names = v[i].name;
+        if (e) {
             names = EVP_CIPHER_get0_name(e);
-            EVP_CIPHER_free(e);
             if (OPENSSL_strcasecmp(names.c_str(), v[i].name.c_str()) != 0) names += ":" + v[i].name;
-        } else {
-            names = v[i].name;
         }
+        t->openssl.push_back(e);
         t->strings.push_back(names);
         const char* name_str = t->strings.back().c_str();
         t->strings.push_back(props);
@@ -448,8 +450,8 @@ const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
             {OSSL_FUNC_CIPHER_NEWCTX, kPerIndex[i].first},
             {OSSL_FUNC_CIPHER_FREECTX, reinterpret_cast<Fn>(free_ctx)},
             {OSSL_FUNC_CIPHER_DUPCTX, reinterpret_cast<Fn>(dup_ctx)},
-            {OSSL_FUNC_CIPHER_ENCRYPT_INIT, reinterpret_cast<Fn>(encrypt_init)},
-            {OSSL_FUNC_CIPHER_DECRYPT_INIT, reinterpret_cast<Fn>(decrypt_init)},
+            {OSSL_FUNC_CIPHER_ENCRYPT_INIT, reinterpret_cast<Fn>(init_for<true>)},
+            {OSSL_FUNC_CIPHER_DECRYPT_INIT, reinterpret_cast<Fn>(init_for<false>)},
             {OSSL_FUNC_CIPHER_UPDATE, reinterpret_cast<Fn>(update)},
             {OSSL_FUNC_CIPHER_FINAL, reinterpret_cast<Fn>(final)},
             {OSSL_FUNC_CIPHER_CIPHER, reinterpret_cast<Fn>(one_shot)},
@@ -465,8 +467,15 @@ const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
         t->algorithms.push_back({name_str, prop_str, t->dispatch.back().data(), nullptr});
     }
     t->algorithms.push_back({nullptr, nullptr, nullptr, nullptr});
-    tables.emplace_back(p, std::move(t));
-    return tables.back().second->algorithms.data();
+    p->ciphers = t.release();
+    return p->ciphers->algorithms.data();
+}
+
+void free_cipher_table(ProviderContext* p) {
+    if (!p->ciphers) return;
+    for (EVP_CIPHER* e : p->ciphers->openssl) EVP_CIPHER_free(e);
+    delete p->ciphers;
+    p->ciphers = nullptr;
 }
 
 }  // namespace bc_provider

@@ -24,6 +24,7 @@ void resolve_device(const std::string& dev, std::string* ctx_device, std::string
 
 void free_context(ProviderContext* p) {
     if (!p) return;
+    free_cipher_table(p);  // its ciphers before the library context they came from
     bc_context_destroy(p->ctx);
     if (p->fallback_legacy) OSSL_PROVIDER_unload(p->fallback_legacy);
     if (p->fallback_default) OSSL_PROVIDER_unload(p->fallback_default);

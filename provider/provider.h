@@ -21,6 +21,8 @@
 
 namespace bc_provider {
 
+struct CipherTable;  // cipher.cpp: the algorithm table and OpenSSL's own ciphers
+
 struct ProviderContext {
     const OSSL_CORE_HANDLE* handle = nullptr;
     OSSL_LIB_CTX* fallback_libctx = nullptr;  // owned: the default and legacy providers
@@ -32,10 +34,13 @@ struct ProviderContext {
     size_t threshold = 0;                     // bytes: calls below run on OpenSSL's own implementation
     std::atomic<uint64_t> device_calls{0};    // messages run by bulkcrypt
     std::atomic<uint64_t> fallback_calls{0};  // messages run by OpenSSL's implementation
+    CipherTable* ciphers = nullptr;           // made by the first cipher_algorithms call
 };
 
-// The algorithm table for OSSL_OP_CIPHER (built once, at provider init).
+// The algorithm table for OSSL_OP_CIPHER (built on the first query, kept in p->ciphers).
 const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p);
+// Frees p->ciphers (provider teardown).
+void free_cipher_table(ProviderContext* p);
 
 // The provider's default threshold, bytes: an estimate (not yet measured) at the size where
 // bulkcrypt's CPU pool starts splitting a call over its threads; `threshold` in the

@@ -6,6 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  groff-base                       # renders the manual page (docs/bulkcrypt.1) in the install test
   libssl-dev openssl              # libcrypto: the CPU backend and the differential oracle
   libgtest-dev libgmock-dev        # unit and conformance tests
   libbenchmark-dev                 # micro benchmarks

@@ -9,9 +9,15 @@
 // block size 1; ECB and CBC keep what EVP allows (under a block, or the last block when
 // decrypting with padding). XTS, as OpenSSL's: each update is one whole data unit under
 // the IV's tweak (a one-shot call), final adds nothing.
+//
+// OpenSSL's path keeps its keyed inner context from message to message (a TLS connection
+// re-initialises only the nonce of each record), and TLS 1.2's record parameters
+// (AEAD_TLS1_AAD, TLS1_IV_FIXED, ...) put a context on that path for good: records are at
+// most 16 KiB plus overhead, below any threshold worth having.
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
@@ -85,6 +91,10 @@ struct CipherCtx {
     bc_key* bkey = nullptr;
     bc_stream* stream = nullptr;
     EVP_CIPHER_CTX* inner = nullptr;
+    bool inner_keyed = false;  // inner holds this key, key length, IV length and direction
+    bool tls = false;          // TLS 1.2 record mode: OpenSSL's path only
+    uint64_t msg_bytes = 0;    // input of this message so far (bulkcrypt's path)
+    std::vector<unsigned char> chain, tail;  // CBC on bulkcrypt's path: see follow_ciphertext
     bool failed = false;
 };
 
@@ -93,13 +103,21 @@ void wipe(std::vector<unsigned char>& v) {
     v.clear();
 }
 
-// Ends the current message's state (stream, inner context), keeping key and settings.
+// Drops OpenSSL's keyed context: the key, its length, the IV length or the direction changed.
+void drop_inner(CipherCtx* c) {
+    EVP_CIPHER_CTX_free(c->inner);  // cleanses its key schedule
+    c->inner = nullptr;
+    c->inner_keyed = false;
+}
+
+// Ends the current message's state, keeping the key, the settings and OpenSSL's keyed context.
 void reset_message(CipherCtx* c) {
     bc_stream_destroy(c->stream);
     c->stream = nullptr;
-    EVP_CIPHER_CTX_free(c->inner);
-    c->inner = nullptr;
     wipe(c->aad);
+    c->msg_bytes = 0;
+    c->chain.clear();
+    c->tail.clear();
     c->path = CipherCtx::Path::Undecided;
     c->tag_ready = false;
     c->failed = false;
@@ -109,6 +127,7 @@ void free_ctx(void* vctx) {
     auto* c = static_cast<CipherCtx*>(vctx);
     if (!c) return;
     reset_message(c);
+    drop_inner(c);
     bc_key_destroy(c->bkey);
     wipe(c->key);
     wipe(c->iv);
@@ -163,12 +182,19 @@ int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned cha
          const OSSL_PARAM params[], bool enc) {
     auto* c = static_cast<CipherCtx*>(vctx);
     reset_message(c);
-    c->enc = enc;
-    c->tag_set = false;
+    if (c->enc != enc) drop_inner(c);
+    c->enc = enc;  // an expected tag given before init stays (evp_test's order)
+    c->tls = false;
     if (!set_ctx_params(c, params)) return 0;
     if (key) {
+        drop_inner(c);
         const bc_algorithm_info& i = c->alg->info;
         if (keylen < i.key_size_min || keylen > i.key_size_max) return 0;
+        // as OpenSSL's own XTS: a key whose two halves are equal is refused for encryption
+        if (c->alg->xts && enc && CRYPTO_memcmp(key, key + keylen / 2, keylen / 2) == 0) {
+            raise_error(c->prov, "bulkcrypt provider: XTS key halves are equal");
+            return 0;
+        }
         wipe(c->key);
         c->key.assign(key, key + keylen);
         c->keylen = keylen;
@@ -203,33 +229,61 @@ const EVP_CIPHER* openssl_cipher(const ProviderContext* p, const Alg* a) {
     return p->ciphers && i < p->ciphers->openssl.size() ? p->ciphers->openssl[i] : nullptr;
 }
 
-// Chooses the path at the first piece of data (n bytes; final passes 0).
-int choose_path(CipherCtx* c, size_t n) {
-    if (c->path != CipherCtx::Path::Undecided) return 1;
-    if (!c->key_set || (c->ivlen && !c->iv_set)) return 0;
-    const EVP_CIPHER* e = n < c->prov->threshold ? openssl_cipher(c->prov, c->alg) : nullptr;
-    if (e) {
+// Puts the message on OpenSSL's path: the keyed inner context, re-keyed only when the key
+// or its shape changed, else given this message's IV.
+int use_openssl(CipherCtx* c, const EVP_CIPHER* e) {
+    const unsigned char* iv = c->iv.empty() ? nullptr : c->iv.data();
+    const int enc = c->enc ? 1 : 0;
+    int ok = 1;
+    if (c->inner && c->inner_keyed) {
+        ok = EVP_CipherInit_ex2(c->inner, nullptr, nullptr, iv, enc, nullptr);
+    } else {
+        drop_inner(c);
         c->inner = EVP_CIPHER_CTX_new();
-        int ok = c->inner && EVP_CipherInit_ex2(c->inner, e, nullptr, nullptr, c->enc ? 1 : 0, nullptr);
+        ok = c->inner && EVP_CipherInit_ex2(c->inner, e, nullptr, nullptr, enc, nullptr);
         if (ok && c->alg->aead && c->ivlen != c->alg->info.iv_size)
             ok = EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(c->ivlen), nullptr) > 0;
         if (ok && c->alg->info.key_size_min != c->alg->info.key_size_max)
             ok = EVP_CIPHER_CTX_set_key_length(c->inner, static_cast<int>(c->keylen));
-        if (ok) ok = EVP_CipherInit_ex2(c->inner, nullptr, c->key.data(), c->iv.empty() ? nullptr : c->iv.data(),
-                                        c->enc ? 1 : 0, nullptr);
-        if (ok && c->alg->padding_mode) ok = EVP_CIPHER_CTX_set_padding(c->inner, c->padding ? 1 : 0);
-        int l = 0;
-        if (ok && !c->aad.empty()) ok = EVP_CipherUpdate(c->inner, nullptr, &l, c->aad.data(), static_cast<int>(c->aad.size()));
-        if (!ok) return 0;
-        c->path = CipherCtx::Path::OpenSsl;
-        c->prov->fallback_calls++;
-    } else {
+        if (ok) ok = EVP_CipherInit_ex2(c->inner, nullptr, c->key.data(), iv, enc, nullptr);
+        c->inner_keyed = ok != 0;
+    }
+    if (ok && c->alg->padding_mode) ok = EVP_CIPHER_CTX_set_padding(c->inner, c->padding ? 1 : 0);
+    int l = 0;
+    if (ok && !c->aad.empty()) ok = EVP_CipherUpdate(c->inner, nullptr, &l, c->aad.data(), static_cast<int>(c->aad.size()));
+    if (!ok) {
+        drop_inner(c);
+        return 0;
+    }
+    c->path = CipherCtx::Path::OpenSsl;
+    c->prov->fallback_calls++;
+    return 1;
+}
+
+// Chooses the path at the first piece of data (n bytes; final passes 0).
+int choose_path(CipherCtx* c, size_t n) {
+    if (c->path != CipherCtx::Path::Undecided) return 1;
+    if (!c->key_set || (c->ivlen && !c->iv_set)) return 0;
+    const EVP_CIPHER* e = n < c->prov->threshold || c->tls ? openssl_cipher(c->prov, c->alg) : nullptr;
+    // OpenSSL's cipher may refuse a setting bulkcrypt's takes (ChaCha20-Poly1305's short
+    // nonces before OpenSSL 3.2): bulkcrypt's path then runs the message
+    bool openssl = false;
+    if (e) {
+        ERR_set_mark();  // a refusal here is not the caller's error
+        openssl = use_openssl(c, e);
+        if (openssl) ERR_clear_last_mark();
+        else ERR_pop_to_mark();
+    }
+    if (!openssl) {
+        if (c->tls) return 0;  // TLS record mode needs OpenSSL's cipher
         if (!c->bkey && bc_key_create(c->prov->ctx, c->alg->name.c_str(), c->key.data(), c->keylen, &c->bkey) != BC_OK)
             return 0;
         bc_params p{};
         if (c->alg->padding_mode && c->padding) p.flags = BC_FLAG_PAD_PKCS7;
-        if (!c->alg->xts && bc_stream_create(c->bkey, c->enc ? BC_ENCRYPT : BC_DECRYPT, c->iv.empty() ? nullptr : c->iv.data(),
-                             c->ivlen, &p, &c->stream) != BC_OK)
+        std::vector<unsigned char> iv = c->iv;
+        if (c->alg->name == "chacha20-poly1305" && iv.size() < 12) iv.insert(iv.begin(), 12 - iv.size(), 0);  // OpenSSL's short nonces
+        if (!c->alg->xts && bc_stream_create(c->bkey, c->enc ? BC_ENCRYPT : BC_DECRYPT, iv.empty() ? nullptr : iv.data(),
+                                             iv.size(), &p, &c->stream) != BC_OK)
             return 0;
         if (!c->aad.empty() && bc_stream_aad(c->stream, c->aad.data(), c->aad.size()) != BC_OK) return 0;
         c->path = CipherCtx::Path::Device;
@@ -237,6 +291,47 @@ int choose_path(CipherCtx* c, size_t n) {
     }
     wipe(c->aad);
     return 1;
+}
+
+// CBC's chaining value on bulkcrypt's path: the stream of ciphertext (output when
+// encrypting, input when decrypting) is followed through `tail`, its bytes since the last
+// block boundary, and `chain`, its last whole block.
+void follow_ciphertext(CipherCtx* c, const unsigned char* p, size_t n) {
+    const size_t block = c->alg->info.block_size, t = c->tail.size();
+    const size_t whole = (t + n) / block * block;
+    auto at = [&](size_t i) { return i < t ? c->tail[i] : p[i - t]; };
+    if (whole >= block) {
+        c->chain.resize(block);
+        for (size_t i = 0; i < block; ++i) c->chain[i] = at(whole - block + i);
+    }
+    std::vector<unsigned char> rest;
+    for (size_t i = whole; i < t + n; ++i) rest.push_back(at(i));
+    c->tail.swap(rest);
+}
+
+// EVP_CIPHER_CTX_get_updated_iv: what OpenSSL's own ciphers report after the bytes so far.
+// CBC: the last ciphertext block; CTR: the IV plus the blocks begun; others: the IV.
+bool updated_iv(const CipherCtx* c, std::vector<unsigned char>* iv) {
+    if (c->path == CipherCtx::Path::OpenSsl) {
+        iv->assign(EVP_MAX_IV_LENGTH, 0);
+        if (!EVP_CIPHER_CTX_get_updated_iv(c->inner, iv->data(), iv->size())) return false;
+        iv->resize(c->iv.size());
+        return true;
+    }
+    *iv = c->iv;
+    const size_t block = c->alg->info.block_size;
+    if (c->path != CipherCtx::Path::Device || iv->size() != block) return true;
+    if (c->alg->mode == EVP_CIPH_CBC_MODE) {
+        if (!c->chain.empty()) *iv = c->chain;
+    } else if (c->alg->mode == EVP_CIPH_CTR_MODE) {
+        uint64_t add = (c->msg_bytes + block - 1) / block;  // big-endian addition over the whole block
+        for (size_t i = block; i-- > 0 && add;) {
+            add += (*iv)[i];
+            (*iv)[i] = static_cast<unsigned char>(add);
+            add >>= 8;
+        }
+    }
+    return true;
 }
 
 int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in, size_t inl) {
@@ -253,12 +348,15 @@ int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
         return EVP_CipherUpdate(c->inner, nullptr, &l, in, static_cast<int>(inl));
     }
     if (!choose_path(c, inl)) return c->failed = true, 0;
+    if (c->tls) c->prov->fallback_calls++;  // each TLS 1.2 record is one message
     if (c->path == CipherCtx::Path::OpenSsl) {
         int l = 0;
-        if (!EVP_CipherUpdate(c->inner, out, &l, in, static_cast<int>(inl))) return c->failed = true, 0;
+        // a TLS 1.2 record that fails its check fails alone: the context serves the next one
+        if (!EVP_CipherUpdate(c->inner, out, &l, in, static_cast<int>(inl))) return c->failed = !c->tls, 0;
         *outl = static_cast<size_t>(l);
         return 1;
     }
+    if (!c->enc && c->alg->mode == EVP_CIPH_CBC_MODE) follow_ciphertext(c, in, inl);  // before an in-place call overwrites it
     size_t n = 0;
     if (c->alg->xts) {  // one data unit
         const bc_status st = c->enc ? bc_encrypt(c->bkey, c->iv.data(), c->ivlen, in, inl, out, outsize, &n, nullptr)
@@ -267,6 +365,8 @@ int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
     } else if (bc_stream_update(c->stream, in, inl, out, outsize, &n) != BC_OK) {
         return c->failed = true, 0;
     }
+    c->msg_bytes += inl;
+    if (c->enc && c->alg->mode == EVP_CIPH_CBC_MODE) follow_ciphertext(c, out, n);
     *outl = n;
     return 1;
 }
@@ -275,12 +375,15 @@ int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
     auto* c = static_cast<CipherCtx*>(vctx);
     *outl = 0;
     if (c->failed || !choose_path(c, 0)) return 0;
+    if (c->alg->aead && !c->enc && !c->tag_set) return 0;  // nothing to check the message against
+    struct TagUsed {  // an expected tag serves one message
+        CipherCtx* c;
+        ~TagUsed() { c->tag_set = false; }
+    } used{c};
     if (c->path == CipherCtx::Path::OpenSsl) {
-        if (c->alg->aead && !c->enc) {
-            if (!c->tag_set ||
-                EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(c->taglen), c->tag) <= 0)
-                return 0;
-        }
+        if (c->alg->aead && !c->enc &&
+            EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(c->taglen), c->tag) <= 0)
+            return 0;
         int l = 0;
         if (!EVP_CipherFinal_ex(c->inner, out, &l)) return c->failed = true, 0;
         *outl = static_cast<size_t>(l);
@@ -290,9 +393,7 @@ int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
         }
         return 1;
     }
-    if (c->alg->aead && !c->enc) {
-        if (!c->tag_set || bc_stream_set_tag(c->stream, c->tag, c->taglen) != BC_OK) return 0;
-    }
+    if (c->alg->aead && !c->enc && bc_stream_set_tag(c->stream, c->tag, c->taglen) != BC_OK) return 0;
     size_t n = 0;
     if (c->alg->xts) return 1;
     if (bc_stream_final(c->stream, out, outsize, &n) != BC_OK) return c->failed = true, 0;
@@ -342,6 +443,41 @@ const OSSL_PARAM kAlgParams[] = {
     OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, nullptr), OSSL_PARAM_END};
 const OSSL_PARAM* gettable_params(void*) { return kAlgParams; }
 
+// TLS record parameters, which only OpenSSL's ciphers implement: the context moves to
+// OpenSSL's path (keyed now if it is not) and the parameters go to its inner context.
+constexpr const char* kTlsSettable[] = {OSSL_CIPHER_PARAM_TLS_VERSION, OSSL_CIPHER_PARAM_TLS_MAC_SIZE,
+                                        OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED,
+                                        OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV};
+constexpr const char* kTlsGettable[] = {OSSL_CIPHER_PARAM_TLS_MAC, OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD,
+                                        OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN};
+
+int set_tls_params(CipherCtx* c, const OSSL_PARAM params[]) {
+    std::vector<OSSL_PARAM> tls;
+    for (const char* name : kTlsSettable)
+        if (const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name)) tls.push_back(*p);
+    if (tls.empty()) return 1;
+    tls.push_back(OSSL_PARAM_construct_end());
+    const EVP_CIPHER* e = openssl_cipher(c->prov, c->alg);
+    if (!e || !c->key_set) return 0;
+    if (!c->tls) {
+        reset_message(c);
+        if (!use_openssl(c, e)) return 0;
+        c->tls = true;
+    }
+    return EVP_CIPHER_CTX_set_params(c->inner, tls.data());
+}
+
+int get_tls_params(CipherCtx* c, OSSL_PARAM params[]) {
+    for (const char* name : kTlsGettable) {
+        OSSL_PARAM* p = OSSL_PARAM_locate(params, name);
+        if (!p) continue;
+        OSSL_PARAM one[] = {*p, OSSL_PARAM_END};
+        if (!c->tls || !EVP_CIPHER_CTX_get_params(c->inner, one)) return 0;
+        p->return_size = one[0].return_size;
+    }
+    return 1;
+}
+
 int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
     auto* c = static_cast<CipherCtx*>(vctx);
     OSSL_PARAM* p;
@@ -357,7 +493,11 @@ int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) && c->iv_set &&
         !OSSL_PARAM_set_octet_string(p, c->iv.data(), c->iv.size()))
         return 0;
-    return 1;
+    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) && c->iv_set) {
+        std::vector<unsigned char> iv;
+        if (!updated_iv(c, &iv) || !OSSL_PARAM_set_octet_string(p, iv.data(), iv.size())) return 0;
+    }
+    return get_tls_params(c, params);
 }
 
 int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
@@ -372,15 +512,23 @@ int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
         size_t v = 0;
         if (!OSSL_PARAM_get_size_t(p, &v) || v < c->alg->info.key_size_min || v > c->alg->info.key_size_max) return 0;
+        if (v != c->keylen) drop_inner(c);
         c->keylen = v;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
         size_t v = 0;
-        if (!c->alg->aead || !OSSL_PARAM_get_size_t(p, &v) || v < c->alg->info.iv_size_min ||
+        // ChaCha20-Poly1305's nonces of 1 to 11 bytes are OpenSSL's (zero-padded at the front)
+        const size_t min = c->alg->name == "chacha20-poly1305" ? 1 : c->alg->info.iv_size_min;
+        if (!c->alg->aead || !OSSL_PARAM_get_size_t(p, &v) || v < min ||
             v > c->alg->info.iv_size_max || c->path != CipherCtx::Path::Undecided)
             return 0;
+        if (v != c->ivlen) drop_inner(c);
         c->ivlen = v;
         c->iv_set = false;
+    }
+    if ((p = OSSL_PARAM_locate_const(params, "xts_standard"))) {
+        const char* v = nullptr;  // OpenSSL 3.2+: IEEE 1619 (ours) or GB/T 17964 (refused)
+        if (!c->alg->xts || !OSSL_PARAM_get_utf8_string_ptr(p, &v) || OPENSSL_strcasecmp(v, "IEEE") != 0) return 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
         if (!c->alg->aead) return 0;
@@ -393,18 +541,23 @@ int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
         }
         c->taglen = n;
     }
-    return 1;
+    return set_tls_params(c, params);
 }
 
 const OSSL_PARAM kCtxGettable[] = {
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, nullptr),
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, nullptr),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 0), OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
-    OSSL_PARAM_END};
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0), OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),
+    OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, nullptr),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, nullptr, 0), OSSL_PARAM_END};
 const OSSL_PARAM kCtxSettable[] = {
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr), OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, nullptr),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_IVLEN, nullptr), OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 0),
-    OSSL_PARAM_END};
+    OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, nullptr), OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, nullptr),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD, nullptr, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED, nullptr, 0),
+    OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV, nullptr, 0), OSSL_PARAM_END};
 const OSSL_PARAM* gettable_ctx_params(void*, void*) { return kCtxGettable; }
 const OSSL_PARAM* settable_ctx_params(void*, void*) { return kCtxSettable; }
 
@@ -424,6 +577,27 @@ const auto kPerIndex = per_index(std::make_index_sequence<kMaxAlgorithms>{});
 
 }  // namespace
 
+namespace {
+
+// Every name OpenSSL gives a cipher (its canonical one first, aliases and OID after), and
+// bulkcrypt's when it is not among them: "AES-256-GCM:id-aes256-GCM:2.16...:aes-256-gcm".
+std::string openssl_names(const EVP_CIPHER* e, const std::string& ours) {
+    std::vector<std::string> all;
+    EVP_CIPHER_names_do_all(
+        e, [](const char* n, void* v) { static_cast<std::vector<std::string>*>(v)->push_back(n); }, &all);
+    std::string names = EVP_CIPHER_get0_name(e);
+    bool has_ours = OPENSSL_strcasecmp(names.c_str(), ours.c_str()) == 0;
+    for (const std::string& n : all) {
+        if (OPENSSL_strcasecmp(n.c_str(), EVP_CIPHER_get0_name(e)) == 0) continue;
+        names += ":" + n;
+        has_ours = has_ours || OPENSSL_strcasecmp(n.c_str(), ours.c_str()) == 0;
+    }
+    if (!has_ours) names += ":" + ours;
+    return names;
+}
+
+}  // namespace
+
 const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
     // OpenSSL may ask from several threads at once
     static std::mutex mu;
@@ -437,10 +611,7 @@ const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
         // OpenSSL's name first where it has the cipher, then bulkcrypt's when it differs
         EVP_CIPHER* e = EVP_CIPHER_fetch(p->fallback_libctx, v[i].name.c_str(), nullptr);
         std::string names = v[i].name;
-        if (e) {
-            names = EVP_CIPHER_get0_name(e);
-            if (OPENSSL_strcasecmp(names.c_str(), v[i].name.c_str()) != 0) names += ":" + v[i].name;
-        }
+        if (e) names = openssl_names(e, v[i].name);
         t->openssl.push_back(e);
         t->strings.push_back(names);
         const char* name_str = t->strings.back().c_str();

@@ -1,6 +1,8 @@
 // Provider entry point, context and parameters. Configuration (openssl.cnf, in the
 // provider's section): device = auto | cpu | cuda | opencl | a bulkcrypt device string
-// ("cuda:0"), threshold = bytes under which a message runs on OpenSSL's own cipher.
+// ("cuda:0"), threshold = bytes under which a message runs on OpenSSL's own cipher,
+// stats = a file to which the provider appends one line of its counters when it unloads
+// (so that an administrator can see that a program's ciphers ran through bulkcrypt).
 #include "provider.h"
 
 #include <openssl/core_dispatch.h>
@@ -8,12 +10,47 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 namespace bc_provider {
+
 namespace {
+OSSL_FUNC_core_new_error_fn* core_new_error = nullptr;
+OSSL_FUNC_core_vset_error_fn* core_vset_error = nullptr;
+}  // namespace
+
+void raise_error(const ProviderContext* p, const char* fmt, ...) {
+    if (!p || !core_new_error || !core_vset_error) return;
+    core_new_error(p->handle);
+    va_list args;
+    va_start(args, fmt);
+    core_vset_error(p->handle, 1, fmt, args);
+    va_end(args);
+}
+
+namespace {
+
+// A size in bytes, with an optional K, M or G (binary multiples): "65536", "64K", "1M".
+bool parse_size(const char* text, size_t* out) {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long v = std::strtoull(text, &end, 10);
+    if (end == text || errno != 0 || *text == '-') return false;
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k') shift = 10, ++end;
+    else if (*end == 'M' || *end == 'm') shift = 20, ++end;
+    else if (*end == 'G' || *end == 'g') shift = 30, ++end;
+    if (*end != '\0' || v > (~0ull >> shift)) return false;
+    *out = static_cast<size_t>(v << shift);
+    return true;
+}
 
 // The device string bc_context_create takes for a configured device, and its property word.
 void resolve_device(const std::string& dev, std::string* ctx_device, std::string* kind) {
@@ -32,7 +69,21 @@ void free_context(ProviderContext* p) {
     delete p;
 }
 
-void teardown(void* provctx) { free_context(static_cast<ProviderContext*>(provctx)); }
+void write_stats(const ProviderContext* p) {
+    if (p->stats_file.empty()) return;
+    if (std::FILE* f = std::fopen(p->stats_file.c_str(), "a")) {
+        std::fprintf(f, "bulkcrypt provider: pid %ld device \"%s\" threshold %zu device-calls %llu fallback-calls %llu\n",
+                     static_cast<long>(getpid()), p->ctx ? bc_context_device_name(p->ctx) : "", p->threshold,
+                     static_cast<unsigned long long>(p->device_calls.load()),
+                     static_cast<unsigned long long>(p->fallback_calls.load()));
+        std::fclose(f);
+    }
+}
+
+void teardown(void* provctx) {
+    write_stats(static_cast<ProviderContext*>(provctx));
+    free_context(static_cast<ProviderContext*>(provctx));
+}
 
 const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_DEFN(OSSL_PROV_PARAM_NAME, OSSL_PARAM_UTF8_PTR, nullptr, 0),
@@ -88,8 +139,11 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
                                                                          const OSSL_DISPATCH* in,
                                                                          const OSSL_DISPATCH** out, void** provctx) {
     OSSL_FUNC_core_get_params_fn* core_get_params = nullptr;
-    for (; in && in->function_id != 0; ++in)
+    for (; in && in->function_id != 0; ++in) {
         if (in->function_id == OSSL_FUNC_CORE_GET_PARAMS) core_get_params = OSSL_FUNC_core_get_params(in);
+        if (in->function_id == OSSL_FUNC_CORE_NEW_ERROR) core_new_error = OSSL_FUNC_core_new_error(in);
+        if (in->function_id == OSSL_FUNC_CORE_VSET_ERROR) core_vset_error = OSSL_FUNC_core_vset_error(in);
+    }
     auto* p = new (std::nothrow) ProviderContext;
     if (!p) return 0;
     p->handle = handle;
@@ -97,14 +151,16 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
     // The provider's configuration: its section of the config file, or defaults.
     char* device = nullptr;
     char* threshold = nullptr;
+    char* stats = nullptr;
     OSSL_PARAM cfg[] = {OSSL_PARAM_utf8_ptr("device", &device, 0), OSSL_PARAM_utf8_ptr("threshold", &threshold, 0),
-                        OSSL_PARAM_END};
+                        OSSL_PARAM_utf8_ptr("stats", &stats, 0), OSSL_PARAM_END};
     if (core_get_params && core_get_params(handle, cfg)) {
         if (device && *device) p->device = device;
-        if (threshold && *threshold) {
-            char* end = nullptr;
-            const unsigned long long v = std::strtoull(threshold, &end, 10);
-            if (end && *end == '\0') p->threshold = static_cast<size_t>(v);
+        if (stats && *stats) p->stats_file = stats;
+        if (threshold && *threshold && !parse_size(threshold, &p->threshold)) {
+            raise_error(p, "bulkcrypt provider: threshold = '%s': expected bytes, optionally with K, M or G", threshold);
+            free_context(p);
+            return 0;
         }
     }
     std::string ctx_device;
@@ -115,7 +171,13 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
         p->fallback_default = OSSL_PROVIDER_load(p->fallback_libctx, "default");
         p->fallback_legacy = OSSL_PROVIDER_load(p->fallback_libctx, "legacy");  // may be absent: SEED, DES, ... then run here
     }
-    if (!p->fallback_libctx || !p->fallback_default || bc_context_create(ctx_device.c_str(), nullptr, &p->ctx) != BC_OK) {
+    if (!p->fallback_libctx || !p->fallback_default) {
+        raise_error(p, "bulkcrypt provider: OpenSSL's default provider did not load");
+        free_context(p);
+        return 0;
+    }
+    if (bc_context_create(ctx_device.c_str(), nullptr, &p->ctx) != BC_OK) {
+        raise_error(p, "bulkcrypt provider: device = '%s': %s", p->device.c_str(), bc_last_error());
         free_context(p);
         return 0;
     }

@@ -34,11 +34,14 @@ struct ProviderContext {
     size_t threshold = 0;                     // bytes: calls below run on OpenSSL's own implementation
     std::atomic<uint64_t> device_calls{0};    // messages run by bulkcrypt
     std::atomic<uint64_t> fallback_calls{0};  // messages run by OpenSSL's implementation
+    std::string stats_file;                   // config `stats`: counters appended here at unload
     CipherTable* ciphers = nullptr;           // made by the first cipher_algorithms call
 };
 
 // The algorithm table for OSSL_OP_CIPHER (built on the first query, kept in p->ciphers).
 const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p);
+// Puts a message (printf format) on OpenSSL's error queue through the core.
+void raise_error(const ProviderContext* p, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 // Frees p->ciphers (provider teardown).
 void free_cipher_table(ProviderContext* p);
 

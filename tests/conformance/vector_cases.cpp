@@ -1170,6 +1170,11 @@ std::vector<Case> openssl_evp(const std::vector<Record>& recs, const std::string
             // parameter defaults to "GB"); the stanzas that mean IEEE 1619 say so.
             c.skip = "no XTSStandard: OpenSSL's SM4-XTS defaults to GB/T 17964's tweak order; bulkcrypt's XTS is "
                      "IEEE 1619";
+        } else if (c.alg == "chacha20-poly1305" && result.empty() && c.iv.size() < 12) {
+            // EVP's convention since OpenSSL 3.2: a short nonce is zero-padded at the front.
+            // The C API takes RFC 8439's 12 bytes (the provider pads; tests/provider/).
+            c.skip = "a " + std::to_string(c.iv.size()) +
+                     "-byte nonce, zero-padded by OpenSSL's EVP; the C API takes 12-byte nonces";
         } else if (result == "CIPHERFINAL_ERROR" && aead && !c.encrypt) {
             c.expect = Expect::AuthFailed;
         } else if (result == "INVALID_IV_LENGTH" && aead) {
@@ -1249,6 +1254,7 @@ const std::vector<VectorFile>& vector_files() {
         {"tinycrypt/block/des/doc/Des-64-64.test-vectors", 772, "nessie"},
         {std::string(kOpenssl) + "evpciph_des.txt", 10, "evp"},
         {std::string(kOpenssl) + "evpciph_des3_common.txt", 1, "evp"},
+        {std::string(kOpenssl) + "evpciph_chacha.txt", 27, "evp"},
         // RFC 6114's three CLEFIA blocks, written as evp_test stanzas (no data file of
         // CLEFIA vectors is published; see tests/vectors/README.md).
         {"clefia/rfc6114.txt", 3, "evp"},

@@ -276,7 +276,7 @@ int choose_path(CipherCtx* c, size_t n) {
     }
     if (!openssl) {
         if (c->tls) return 0;  // TLS record mode needs OpenSSL's cipher
-        if (!c->bkey && bc_key_create(c->prov->ctx, c->alg->name.c_str(), c->key.data(), c->keylen, &c->bkey) != BC_OK)
+        if (!c->bkey && bc_key_create(device_context(c->prov), c->alg->name.c_str(), c->key.data(), c->keylen, &c->bkey) != BC_OK)
             return 0;
         bc_params p{};
         if (c->alg->padding_mode && c->padding) p.flags = BC_FLAG_PAD_PKCS7;

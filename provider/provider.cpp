@@ -52,11 +52,21 @@ bool parse_size(const char* text, size_t* out) {
     return true;
 }
 
-// The device string bc_context_create takes for a configured device, and its property word.
-void resolve_device(const std::string& dev, std::string* ctx_device, std::string* kind) {
+// The device string bc_context_create takes for a configured device, and its property
+// word; false for a string no bulkcrypt device has (checked here: the context itself is
+// opened at the first message).
+bool resolve_device(const std::string& dev, std::string* ctx_device, std::string* kind) {
     *ctx_device = dev == "cuda" ? "cuda:0" : dev == "opencl" ? "opencl:0" : dev;
     const std::string d = *ctx_device;
+    auto indexed = [&](const char* prefix) {
+        const size_t n = std::strlen(prefix);
+        return d.size() > n && d.compare(0, n, prefix) == 0 &&
+               d.find_first_not_of("0123456789", n) == std::string::npos;
+    };
+    if (d != "auto" && d != "cpu" && d != "hybrid" && d != "cuda:all" && !indexed("cuda:") && !indexed("opencl:"))
+        return false;
     *kind = d.rfind("cuda", 0) == 0 ? "cuda" : d.rfind("opencl", 0) == 0 ? "opencl" : d == "cpu" ? "cpu" : "auto";
+    return true;
 }
 
 void free_context(ProviderContext* p) {
@@ -73,7 +83,7 @@ void write_stats(const ProviderContext* p) {
     if (p->stats_file.empty()) return;
     if (std::FILE* f = std::fopen(p->stats_file.c_str(), "a")) {
         std::fprintf(f, "bulkcrypt provider: pid %ld device \"%s\" threshold %zu device-calls %llu fallback-calls %llu\n",
-                     static_cast<long>(getpid()), p->ctx ? bc_context_device_name(p->ctx) : "", p->threshold,
+                     static_cast<long>(getpid()), p->ctx ? bc_context_device_name(p->ctx) : "(not opened)", p->threshold,
                      static_cast<unsigned long long>(p->device_calls.load()),
                      static_cast<unsigned long long>(p->fallback_calls.load()));
         std::fclose(f);
@@ -106,7 +116,7 @@ int get_params(void* provctx, OSSL_PARAM params[]) {
     if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) && !OSSL_PARAM_set_utf8_ptr(q, bc_version())) return 0;
     if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) && !OSSL_PARAM_set_int(q, 1)) return 0;
     if ((q = OSSL_PARAM_locate(params, "bulkcrypt-device")) &&
-        !OSSL_PARAM_set_utf8_ptr(q, bc_context_device_name(p->ctx)))
+        !OSSL_PARAM_set_utf8_ptr(q, device_context(p) ? bc_context_device_name(p->ctx) : "(unavailable)"))
         return 0;
     if ((q = OSSL_PARAM_locate(params, "bulkcrypt-threshold")) && !OSSL_PARAM_set_size_t(q, p->threshold)) return 0;
     if ((q = OSSL_PARAM_locate(params, "bulkcrypt-device-calls")) && !OSSL_PARAM_set_uint64(q, p->device_calls.load()))
@@ -132,6 +142,16 @@ const OSSL_DISPATCH kProviderDispatch[] = {
 
 }  // namespace
 }  // namespace bc_provider
+
+bc_context* bc_provider::device_context(ProviderContext* p) {
+    std::call_once(p->ctx_once, [p] {
+        if (bc_context_create(p->ctx_device.c_str(), nullptr, &p->ctx) != BC_OK) {
+            raise_error(p, "bulkcrypt provider: device '%s' did not open: %s", p->ctx_device.c_str(), bc_last_error());
+            p->ctx = nullptr;
+        }
+    });
+    return p->ctx;
+}
 
 using namespace bc_provider;
 
@@ -163,8 +183,12 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
             return 0;
         }
     }
-    std::string ctx_device;
-    resolve_device(p->device, &ctx_device, &p->device_kind);
+    if (!resolve_device(p->device, &p->ctx_device, &p->device_kind)) {
+        raise_error(p, "bulkcrypt provider: device = '%s': expected auto, cpu, hybrid, cuda, cuda:N, cuda:all, opencl or opencl:N",
+                    p->device.c_str());
+        free_context(p);
+        return 0;
+    }
     // OpenSSL's own implementations for small messages, in a library context of ours.
     p->fallback_libctx = OSSL_LIB_CTX_new();
     if (p->fallback_libctx) {
@@ -176,11 +200,7 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
         free_context(p);
         return 0;
     }
-    if (bc_context_create(ctx_device.c_str(), nullptr, &p->ctx) != BC_OK) {
-        raise_error(p, "bulkcrypt provider: device = '%s': %s", p->device.c_str(), bc_last_error());
-        free_context(p);
-        return 0;
-    }
+
     *out = kProviderDispatch;
     *provctx = p;
     return 1;

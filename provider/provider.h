@@ -12,6 +12,7 @@
 #include <openssl/types.h>
 
 #include <atomic>
+#include <mutex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -28,7 +29,9 @@ struct ProviderContext {
     OSSL_LIB_CTX* fallback_libctx = nullptr;  // owned: the default and legacy providers
     OSSL_PROVIDER* fallback_default = nullptr;
     OSSL_PROVIDER* fallback_legacy = nullptr;
-    bc_context* ctx = nullptr;                // the device bulkcrypt runs on
+    bc_context* ctx = nullptr;                // the device bulkcrypt runs on: opened at its first message
+    std::once_flag ctx_once;
+    std::string ctx_device;                   // the string bc_context_create takes ("cuda:0")
     std::string device = "auto";              // as configured: auto, cpu, cuda, opencl, or a full device string
     std::string device_kind = "auto";         // the bulkcrypt.device property: auto, cpu, cuda or opencl
     size_t threshold = 0;                     // bytes: calls below run on OpenSSL's own implementation
@@ -37,6 +40,10 @@ struct ProviderContext {
     std::string stats_file;                   // config `stats`: counters appended here at unload
     CipherTable* ciphers = nullptr;           // made by the first cipher_algorithms call
 };
+
+// bulkcrypt's context, opened on first use (a process whose messages all stay under the
+// threshold, such as a TLS server, never starts a GPU); nullptr when it cannot be opened.
+bc_context* device_context(ProviderContext* p);
 
 // The algorithm table for OSSL_OP_CIPHER (built on the first query, kept in p->ciphers).
 const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p);

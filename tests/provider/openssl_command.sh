@@ -11,7 +11,7 @@
 # Usage: openssl_command.sh OPENSSL PROVIDER_DIR
 set -euo pipefail
 openssl=$1
-provider_dir=$2
+provider_dir=$(cd "$2" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }

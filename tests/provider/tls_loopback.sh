@@ -10,7 +10,7 @@
 # Usage: tls_loopback.sh OPENSSL PROVIDER_DIR
 set -euo pipefail
 openssl=$1
-provider_dir=$2
+provider_dir=$(cd "$2" && pwd)
 work=$(mktemp -d)
 server_pid=
 cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"; }

@@ -91,7 +91,7 @@ struct CipherCtx {
     bc_key* bkey = nullptr;
     bc_stream* stream = nullptr;
     EVP_CIPHER_CTX* inner = nullptr;
-    bool inner_keyed = false;  // inner holds this key, key length, IV length and direction
+    bool inner_keyed = false;  // inner holds this key (it always has this key length, IV length and direction)
     bool tls = false;          // TLS 1.2 record mode: OpenSSL's path only
     uint64_t msg_bytes = 0;    // input of this message so far (bulkcrypt's path)
     std::vector<unsigned char> chain, tail;  // CBC on bulkcrypt's path: see follow_ciphertext
@@ -187,7 +187,7 @@ int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned cha
     c->tls = false;
     if (!set_ctx_params(c, params)) return 0;
     if (key) {
-        drop_inner(c);
+        c->inner_keyed = false;  // OpenSSL's context is re-keyed in place at the next message
         const bc_algorithm_info& i = c->alg->info;
         if (keylen < i.key_size_min || keylen > i.key_size_max) return 0;
         // as OpenSSL's own XTS: a key whose two halves are equal is refused for encryption
@@ -237,6 +237,9 @@ int use_openssl(CipherCtx* c, const EVP_CIPHER* e) {
     int ok = 1;
     if (c->inner && c->inner_keyed) {
         ok = EVP_CipherInit_ex2(c->inner, nullptr, nullptr, iv, enc, nullptr);
+    } else if (c->inner) {  // same cipher, key length, IV length and direction: a new key only
+        ok = EVP_CipherInit_ex2(c->inner, nullptr, c->key.data(), iv, enc, nullptr);
+        c->inner_keyed = ok != 0;
     } else {
         drop_inner(c);
         c->inner = EVP_CIPHER_CTX_new();
@@ -506,7 +509,8 @@ int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
     const OSSL_PARAM* p;
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
         unsigned v = 0;
-        if (!OSSL_PARAM_get_uint(p, &v) || c->path != CipherCtx::Path::Undecided) return 0;
+        // EVP sets it again at every init: only a change within a message is refused
+        if (!OSSL_PARAM_get_uint(p, &v) || ((v != 0) != c->padding && c->path != CipherCtx::Path::Undecided)) return 0;
         c->padding = v != 0;
     }
     if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
@@ -519,12 +523,14 @@ int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
         size_t v = 0;
         // ChaCha20-Poly1305's nonces of 1 to 11 bytes are OpenSSL's (zero-padded at the front)
         const size_t min = c->alg->name == "chacha20-poly1305" ? 1 : c->alg->info.iv_size_min;
-        if (!c->alg->aead || !OSSL_PARAM_get_size_t(p, &v) || v < min ||
-            v > c->alg->info.iv_size_max || c->path != CipherCtx::Path::Undecided)
-            return 0;
-        if (v != c->ivlen) drop_inner(c);
-        c->ivlen = v;
-        c->iv_set = false;
+        if (!c->alg->aead || !OSSL_PARAM_get_size_t(p, &v) || v < min || v > c->alg->info.iv_size_max) return 0;
+        // as OpenSSL's AEADs: allowed at any time; a new length ends the message and wants a new IV
+        if (v != c->ivlen) {
+            reset_message(c);
+            drop_inner(c);
+            c->ivlen = v;
+            c->iv_set = false;
+        }
     }
     if ((p = OSSL_PARAM_locate_const(params, "xts_standard"))) {
         const char* v = nullptr;  // OpenSSL 3.2+: IEEE 1619 (ours) or GB/T 17964 (refused)
@@ -607,6 +613,7 @@ const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
     const std::vector<Alg>& v = algs();
     t->dispatch.reserve(v.size());
     const std::string props = "provider=bulkcrypt,bulkcrypt.device=" + p->device_kind;
+    ERR_set_mark();  // the ciphers OpenSSL lacks leave no error behind
     for (size_t i = 0; i < v.size(); ++i) {
         // OpenSSL's name first where it has the cipher, then bulkcrypt's when it differs
         EVP_CIPHER* e = EVP_CIPHER_fetch(p->fallback_libctx, v[i].name.c_str(), nullptr);
@@ -637,6 +644,7 @@ const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
         }});
         t->algorithms.push_back({name_str, prop_str, t->dispatch.back().data(), nullptr});
     }
+    ERR_pop_to_mark();
     t->algorithms.push_back({nullptr, nullptr, nullptr, nullptr});
     p->ciphers = t.release();
     return p->ciphers->algorithms.data();

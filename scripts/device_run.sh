@@ -50,6 +50,13 @@ for phase in "$@"; do
   conformance)  # the conformance suite alone (CONF_BACKENDS, CONF_ARGS as for tests)
     TAIL=70 step conformance "${CONF_TIMEOUT:-240}" bc_conformance --backends="${CONF_BACKENDS:-cuda,opencl}" ${CONF_ARGS:---quick}
     ;;
+  provider)  # the OpenSSL provider: its tests with bulkcrypt's path on cuda:0, then
+    # `openssl speed -evp` with and without it (scripts/provider_speed.sh; PROVIDER_SPEED_ARGS quick)
+    BC_PROVIDER_DIR=$B/lib/provider BC_PROVIDER_TEST_DEVICE=cuda:0 \
+      step provider-tests "${PROVIDER_TEST_TIMEOUT:-200}" bc_provider_tests --gtest_brief=1
+    TAIL=10 step provider-speed "${PROVIDER_SPEED_TIMEOUT:-380}" bash "$root/scripts/provider_speed.sh" "$B/lib/provider" \
+      "$R/provider_speed.tsv" ${PROVIDER_SPEED_ARGS:-}
+    ;;
   unit)  # the unit tests alone (pack without bc_conformance when the 64 MiB carry is tight)
     step unit "${UNIT_TIMEOUT:-200}" bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"
     ;;

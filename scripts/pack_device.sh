@@ -12,7 +12,8 @@ shift || true
 dst=.device-build
 rm -rf "$dst"
 mkdir -p "$dst/bin" "$dst/lib"
-for f in "$build"/tests/bc_unit_tests "$build"/tests/bc_conformance "$build"/cli/bulkcrypt "$build"/bench/*; do
+for f in "$build"/tests/bc_unit_tests "$build"/tests/bc_conformance "$build"/tests/provider/bc_provider_tests \
+         "$build"/cli/bulkcrypt "$build"/bench/*; do
   [ -f "$f" ] && [ -x "$f" ] || continue
   if (($#)); then
     keep=0
@@ -27,6 +28,14 @@ for lib in libcrypto.so.3 libssl.so.3 libOpenCL.so.1 libfmt.so.9 libargon2.so.1;
   [ -n "$p" ] && cp -L "$p" "$dst/lib/"
 done
 cp "$(command -v openssl)" "$dst/bin/openssl"
+# The OpenSSL provider (when bc_provider_tests is packed): the module and the shared
+# library it links, which hold the same GPU code as the binaries (xz keeps one copy).
+if [ -x "$dst/bin/bc_provider_tests" ] && [ -f "$build/provider/bulkcrypt.so" ]; then
+  mkdir -p "$dst/lib/provider"
+  cp "$build/provider/bulkcrypt.so" "$dst/lib/provider/"
+  cp -L "$build/libbulkcrypt.so.0" "$dst/lib/"
+  strip "$dst/lib/provider/bulkcrypt.so" "$dst/lib/libbulkcrypt.so.0"
+fi
 # OpenSSL's legacy provider (DES, Blowfish, CAST5, SEED): the library's CPU backend and
 # `openssl speed` load it from OPENSSL_MODULES, which device_run.sh points here.
 mods=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')

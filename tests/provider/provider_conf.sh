@@ -2,7 +2,8 @@
 # writes an openssl.cnf that activates OpenSSL's default provider and bulkcrypt's (module
 # from PROVIDER_DIR, its counters appended to STATS at unload, then the given lines of its
 # section, e.g. "threshold = 0"). BC_CONF_PREFER=1 adds default_properties =
-# ?provider=bulkcrypt, so that fetches prefer bulkcrypt's algorithms (what libssl needs).
+# ?provider=bulkcrypt, so that fetches prefer bulkcrypt's algorithms (what libssl needs);
+# BC_CONF_LEGACY=1 activates OpenSSL's legacy provider too (DES, Blowfish, CAST5, SEED).
 write_provider_conf() {
   local file=$1 dir=$2 stats=$3
   shift 3
@@ -18,6 +19,7 @@ write_provider_conf() {
     echo "[provider_sect]"
     echo "default = default_sect"
     echo "bulkcrypt = bulkcrypt_sect"
+    [ "${BC_CONF_LEGACY:-0}" = 1 ] && echo "legacy = default_sect"
     echo "[default_sect]"
     echo "activate = 1"
     echo "[bulkcrypt_sect]"

@@ -15,6 +15,13 @@
 
 namespace bcp {
 
+// Where bulkcrypt.so is: the build's folder, or BC_PROVIDER_DIR from the environment (a
+// packed copy run elsewhere).
+std::string provider_dir() {
+    const char* env = std::getenv("BC_PROVIDER_DIR");
+    return env && *env ? env : BC_PROVIDER_DIR;
+}
+
 ProviderEnv::ProviderEnv(const std::string& settings) {
     char path[] = "/tmp/bc_provider_conf_XXXXXX";
     const int fd = mkstemp(path);
@@ -29,11 +36,12 @@ ProviderEnv::ProviderEnv(const std::string& settings) {
                                    "[provider_sect]\ndefault = default_sect\nlegacy = legacy_sect\n"
                                    "bulkcrypt = bulkcrypt_sect\n"
                                    "[default_sect]\nactivate = 1\n[legacy_sect]\nactivate = 1\n"
-                                   "[bulkcrypt_sect]\nmodule = " BC_PROVIDER_DIR "/bulkcrypt.so\nactivate = 1\n"
+                                   "[bulkcrypt_sect]\nmodule = "
+                                << provider_dir() << "/bulkcrypt.so\nactivate = 1\n"
                                 << settings << "\n";
     libctx_ = OSSL_LIB_CTX_new();
     if (!libctx_ || !OSSL_LIB_CTX_load_config(libctx_, config_path_.c_str())) {
-        error_ = "the config file did not load (is " BC_PROVIDER_DIR "/bulkcrypt.so built?)";
+        error_ = "the config file did not load (is " + provider_dir() + "/bulkcrypt.so built?)";
         return;
     }
     bulk_ = OSSL_PROVIDER_load(libctx_, "bulkcrypt");  // the activated instance, one more reference
@@ -70,8 +78,11 @@ EVP_CIPHER* ProviderEnv::theirs(const std::string& name) const {
     return EVP_CIPHER_fetch(libctx_, name.c_str(), "provider=legacy");
 }
 
+// bulkcrypt's path runs on the CPU unless BC_PROVIDER_TEST_DEVICE names another device
+// ("cuda:0"), so that the same tests check a GPU.
 ProviderEnv& bulkcrypt_path() {
-    static ProviderEnv env("threshold = 0\ndevice = cpu");
+    const char* dev = std::getenv("BC_PROVIDER_TEST_DEVICE");
+    static ProviderEnv env(std::string("threshold = 0\ndevice = ") + (dev && *dev ? dev : "cpu"));
     return env;
 }
 

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# `openssl speed -evp` with and without bulkcrypt's provider, one process each, in turns on
+# the same machine: the rates the issue of the provider asks for, and the threshold's
+# measurement. Writes one TSV line a run: setting, cipher, direction, bytes, bytes/s.
+#   scripts/provider_speed.sh PROVIDER_DIR OUT.tsv [quick]
+# Settings: openssl (OpenSSL's default and legacy providers alone), shipped (the provider
+# as installed: device auto, threshold 64 KiB), cpu / cuda (device cpu or cuda:0, same
+# threshold), direct (threshold 0, device auto: every call on bulkcrypt's path).
+set -uo pipefail
+dir=$(cd "$1" && pwd)
+out=$2
+quick=${3:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../tests/provider/provider_conf.sh"
+for s in shipped cpu cuda direct; do
+  case $s in
+    shipped) set -- ;;
+    cpu) set -- "device = cpu" ;;
+    cuda) set -- "device = cuda:0" ;;
+    direct) set -- "threshold = 0" ;;
+  esac
+  BC_CONF_LEGACY=1 write_provider_conf "$work/$s.cnf" "$dir" "$work/stats" "$@"
+done
+
+# seconds a run: 2 for the small calls (their 5 % line), 1 for the rest
+secs=1
+run() {  # run SETTING CIPHER DIRECTION BYTES
+  local setting=$1 cipher=$2 dirn=$3 bytes=$4 args=() rate dev=- fb=- name=-
+  [ "$dirn" = decrypt ] && args+=(-decrypt)
+  rm -f "$work/stats"
+  if [ "$setting" = openssl ]; then
+    rate=$(openssl speed -mr -seconds "$secs" -bytes "$bytes" -evp "$cipher" "${args[@]}" -provider default \
+           -provider legacy 2>/dev/null | sed -n 's/^+F:[0-9]*:[^:]*:\([0-9.]*\)$/\1/p')
+  else
+    rate=$(OPENSSL_CONF=$work/$setting.cnf openssl speed -mr -seconds "$secs" -bytes "$bytes" -evp "$cipher" \
+           "${args[@]}" -propquery provider=bulkcrypt 2>/dev/null | sed -n 's/^+F:[0-9]*:[^:]*:\([0-9.]*\)$/\1/p')
+  fi
+  if [ -f "$work/stats" ]; then
+    dev=$(sed -n 's/.*device-calls \([0-9]*\).*/\1/p' "$work/stats" | tail -1)
+    fb=$(sed -n 's/.*fallback-calls \([0-9]*\).*/\1/p' "$work/stats" | tail -1)
+    name=$(sed -n 's/.*device "\([^"]*\)".*/\1/p' "$work/stats" | tail -1)
+    # every call failed (speed then times nothing): no rate
+    [ "${dev:-0}" = 0 ] && [ "${fb:-0}" = 0 ] && rate=failed
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$setting" "$cipher" "$dirn" "$bytes" "${rate:-failed}" "$dev" "$fb" "$name" |
+    tee -a "$out"
+}
+
+# 1. Small calls: the threshold keeps them on OpenSSL's cipher (within 5 %).
+small_ciphers="aes-256-gcm chacha20-poly1305 aes-128-ctr camellia-128-ctr des-ede3"
+[ -n "$quick" ] && small_ciphers="aes-256-gcm"
+secs=2
+for c in $small_ciphers; do
+  for b in 16 256 1024 8192 16384; do
+    run openssl "$c" encrypt "$b"
+    run shipped "$c" encrypt "$b"
+  done
+done
+# 2. The threshold: bulkcrypt's path for every call size against OpenSSL's cipher.
+secs=1
+for c in aes-256-gcm des-ede3; do
+  for b in 1024 4096 16384 65536 262144 1048576 4194304; do
+    run openssl "$c" encrypt "$b"
+    run direct "$c" encrypt "$b"
+  done
+done
+# 3. Large calls: one process, 16 and 64 MiB, each device setting. Legacy ciphers in the
+# modes that run in parallel (ECB, CTR; CBC decryption).
+large="aes-256-gcm:encrypt chacha20-poly1305:encrypt aes-128-ctr:encrypt camellia-128-ctr:encrypt
+camellia-256-ecb:encrypt camellia-128-cbc:decrypt des-ede3:encrypt des-ede3-cbc:decrypt bf-ecb:encrypt
+bf-cbc:decrypt cast5-ecb:encrypt seed-ecb:encrypt seed-cbc:decrypt"
+[ -n "$quick" ] && large="aes-256-gcm:encrypt des-ede3:encrypt"
+for entry in $large; do
+  c=${entry%%:*}; d=${entry##*:}
+  for b in 16777216 67108864; do
+    for s in openssl shipped cpu cuda; do run "$s" "$c" "$d" "$b"; done
+  done
+done

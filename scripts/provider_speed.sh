@@ -29,12 +29,15 @@ run() {  # run SETTING CIPHER DIRECTION BYTES
   local setting=$1 cipher=$2 dirn=$3 bytes=$4 args=() rate dev=- fb=- name=-
   [ "$dirn" = decrypt ] && args+=(-decrypt)
   rm -f "$work/stats"
+  # -elapsed: wall-clock time (speed's default divides by the process's CPU user time, which
+  # counts every thread of bulkcrypt's pool and none of a GPU's time). -propquery before
+  # -evp: speed fetches the cipher when it reads -evp.
   if [ "$setting" = openssl ]; then
-    rate=$(openssl speed -mr -seconds "$secs" -bytes "$bytes" -evp "$cipher" "${args[@]}" -provider default \
-           -provider legacy 2>/dev/null | sed -n 's/^+F:[0-9]*:[^:]*:\([0-9.]*\)$/\1/p')
+    rate=$(openssl speed -mr -elapsed -seconds "$secs" -provider default -provider legacy -bytes "$bytes" \
+           "${args[@]}" -evp "$cipher" 2>/dev/null | sed -n 's/^+F:[0-9]*:[^:]*:\([0-9.]*\)$/\1/p')
   else
-    rate=$(OPENSSL_CONF=$work/$setting.cnf openssl speed -mr -seconds "$secs" -bytes "$bytes" -evp "$cipher" \
-           "${args[@]}" -propquery provider=bulkcrypt 2>/dev/null | sed -n 's/^+F:[0-9]*:[^:]*:\([0-9.]*\)$/\1/p')
+    rate=$(OPENSSL_CONF=$work/$setting.cnf openssl speed -mr -elapsed -seconds "$secs" -propquery provider=bulkcrypt \
+           -bytes "$bytes" "${args[@]}" -evp "$cipher" 2>/dev/null | sed -n 's/^+F:[0-9]*:[^:]*:\([0-9.]*\)$/\1/p')
   fi
   if [ -f "$work/stats" ]; then
     dev=$(sed -n 's/.*device-calls \([0-9]*\).*/\1/p' "$work/stats" | tail -1)

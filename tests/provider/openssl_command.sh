@@ -7,7 +7,7 @@
 #                             run on OpenSSL's cipher)
 #                             and with threshold 0 (every piece on bulkcrypt's path), the
 #                             provider's stats line showing which ran
-#   speed -evp                runs on the provider's cipher and reports a rate
+#   speed -evp                runs 1 MiB calls on bulkcrypt's path and reports a rate
 # Usage: openssl_command.sh OPENSSL PROVIDER_DIR
 set -euo pipefail
 openssl=$1
@@ -67,9 +67,11 @@ for size in 0 1 4095 100000 3145733; do
 done
 echo "enc: 5 sizes x 7 ciphers x 2 settings, both directions, identical to the default provider"
 
-# ---- speed -evp through the provider
-"$openssl" speed -evp aes-256-gcm -bytes 1048576 -seconds 1 "${ours[@]}" > "$work/speed" 2>&1 ||
-  fail "speed -evp aes-256-gcm failed: $(tail -3 "$work/speed")"
+# ---- speed -evp through the provider (-propquery before -evp: speed fetches at -evp)
+rm -f "$work/stats"
+OPENSSL_CONF=$(config speed "device = cpu") "$openssl" speed -elapsed -seconds 1 -propquery provider=bulkcrypt \
+  -bytes 1048576 -evp aes-256-gcm > "$work/speed" 2>&1 || fail "speed -evp aes-256-gcm failed: $(tail -3 "$work/speed")"
 grep -qi "aes-256-gcm" "$work/speed" || fail "speed printed no aes-256-gcm line"
-echo "speed: $(grep -i '^aes-256-gcm' "$work/speed" | tail -1)"
+grep -q "device-calls [1-9]" "$work/stats" || fail "speed's 1 MiB calls did not run on bulkcrypt's path"
+echo "speed: $(grep -i '^aes-256-gcm' "$work/speed" | tail -1) (bulkcrypt's path: $(sed -n 's/.*\(device-calls [0-9]*\).*/\1/p' "$work/stats"))"
 echo "PASS"

@@ -186,8 +186,9 @@ int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned cha
     c->enc = enc;  // an expected tag given before init stays (evp_test's order)
     c->tls = false;
     if (!set_ctx_params(c, params)) return 0;
+    // The same key again (openssl speed and TLS re-initialise with it): both paths keep their
+    // keyed state, bulkcrypt's key object included.
     if (key) {
-        c->inner_keyed = false;  // OpenSSL's context is re-keyed in place at the next message
         const bc_algorithm_info& i = c->alg->info;
         if (keylen < i.key_size_min || keylen > i.key_size_max) return 0;
         // as OpenSSL's own XTS: a key whose two halves are equal is refused for encryption
@@ -195,6 +196,10 @@ int init(void* vctx, const unsigned char* key, size_t keylen, const unsigned cha
             raise_error(c->prov, "bulkcrypt provider: XTS key halves are equal");
             return 0;
         }
+        if (c->key_set && keylen == c->keylen && CRYPTO_memcmp(key, c->key.data(), keylen) == 0) key = nullptr;
+    }
+    if (key) {
+        c->inner_keyed = false;  // OpenSSL's context is re-keyed in place at the next message
         wipe(c->key);
         c->key.assign(key, key + keylen);
         c->keylen = keylen;
@@ -267,7 +272,7 @@ int use_openssl(CipherCtx* c, const EVP_CIPHER* e) {
 int choose_path(CipherCtx* c, size_t n) {
     if (c->path != CipherCtx::Path::Undecided) return 1;
     if (!c->key_set || (c->ivlen && !c->iv_set)) return 0;
-    const EVP_CIPHER* e = n < c->prov->threshold || c->tls ? openssl_cipher(c->prov, c->alg) : nullptr;
+    const EVP_CIPHER* e = n < threshold_for(c->prov, c->alg->name) || c->tls ? openssl_cipher(c->prov, c->alg) : nullptr;
     // OpenSSL's cipher may refuse a setting bulkcrypt's takes (ChaCha20-Poly1305's short
     // nonces before OpenSSL 3.2): bulkcrypt's path then runs the message
     bool openssl = false;
@@ -279,7 +284,7 @@ int choose_path(CipherCtx* c, size_t n) {
     }
     if (!openssl) {
         if (c->tls) return 0;  // TLS record mode needs OpenSSL's cipher
-        if (!c->bkey && bc_key_create(device_context(c->prov), c->alg->name.c_str(), c->key.data(), c->keylen, &c->bkey) != BC_OK)
+        if (!c->bkey && bc_key_create(device_context(c->prov, c->alg->name), c->alg->name.c_str(), c->key.data(), c->keylen, &c->bkey) != BC_OK)
             return 0;
         bc_params p{};
         if (c->alg->padding_mode && c->padding) p.flags = BC_FLAG_PAD_PKCS7;
@@ -496,6 +501,9 @@ int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) && c->iv_set &&
         !OSSL_PARAM_set_octet_string(p, c->iv.data(), c->iv.size()))
         return 0;
+    if ((p = OSSL_PARAM_locate(params, "bulkcrypt-threshold")) &&
+        !OSSL_PARAM_set_size_t(p, threshold_for(c->prov, c->alg->name)))
+        return 0;
     if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) && c->iv_set) {
         std::vector<unsigned char> iv;
         if (!updated_iv(c, &iv) || !OSSL_PARAM_set_octet_string(p, iv.data(), iv.size())) return 0;
@@ -555,6 +563,7 @@ const OSSL_PARAM kCtxGettable[] = {
     OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, nullptr),      OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TAGLEN, nullptr),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, nullptr, 0), OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, nullptr, 0),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, nullptr, 0), OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_TLS_MAC, nullptr, 0),
+    OSSL_PARAM_size_t("bulkcrypt-threshold", nullptr),
     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_AEAD_TLS1_AAD_PAD, nullptr),
     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN, nullptr, 0), OSSL_PARAM_END};
 const OSSL_PARAM kCtxSettable[] = {

@@ -72,7 +72,7 @@ bool resolve_device(const std::string& dev, std::string* ctx_device, std::string
 void free_context(ProviderContext* p) {
     if (!p) return;
     free_cipher_table(p);  // its ciphers before the library context they came from
-    bc_context_destroy(p->ctx);
+    for (LazyContext* l : {&p->configured, &p->cpu, &p->gpu}) bc_context_destroy(l->ctx);
     if (p->fallback_legacy) OSSL_PROVIDER_unload(p->fallback_legacy);
     if (p->fallback_default) OSSL_PROVIDER_unload(p->fallback_default);
     OSSL_LIB_CTX_free(p->fallback_libctx);
@@ -82,8 +82,9 @@ void free_context(ProviderContext* p) {
 void write_stats(const ProviderContext* p) {
     if (p->stats_file.empty()) return;
     if (std::FILE* f = std::fopen(p->stats_file.c_str(), "a")) {
-        std::fprintf(f, "bulkcrypt provider: pid %ld device \"%s\" threshold %zu device-calls %llu fallback-calls %llu\n",
-                     static_cast<long>(getpid()), p->ctx ? bc_context_device_name(p->ctx) : "(not opened)", p->threshold,
+        std::fprintf(f,
+                     "bulkcrypt provider: pid %ld device \"%s\" threshold %zu/%zu device-calls %llu fallback-calls %llu\n",
+                     static_cast<long>(getpid()), devices_in_use(p).c_str(), threshold_for(p, "aes-"), threshold_for(p, ""),
                      static_cast<unsigned long long>(p->device_calls.load()),
                      static_cast<unsigned long long>(p->fallback_calls.load()));
         std::fclose(f);
@@ -101,12 +102,23 @@ const OSSL_PARAM kGettable[] = {
     OSSL_PARAM_DEFN(OSSL_PROV_PARAM_BUILDINFO, OSSL_PARAM_UTF8_PTR, nullptr, 0),
     OSSL_PARAM_DEFN(OSSL_PROV_PARAM_STATUS, OSSL_PARAM_INTEGER, nullptr, 0),
     OSSL_PARAM_DEFN("bulkcrypt-device", OSSL_PARAM_UTF8_PTR, nullptr, 0),
-    OSSL_PARAM_DEFN("bulkcrypt-threshold", OSSL_PARAM_UNSIGNED_INTEGER, nullptr, 0),
+    OSSL_PARAM_DEFN("bulkcrypt-threshold-fast", OSSL_PARAM_UNSIGNED_INTEGER, nullptr, 0),
+    OSSL_PARAM_DEFN("bulkcrypt-threshold-other", OSSL_PARAM_UNSIGNED_INTEGER, nullptr, 0),
     OSSL_PARAM_DEFN("bulkcrypt-device-calls", OSSL_PARAM_UNSIGNED_INTEGER, nullptr, 0),
     OSSL_PARAM_DEFN("bulkcrypt-fallback-calls", OSSL_PARAM_UNSIGNED_INTEGER, nullptr, 0),
     OSSL_PARAM_END};
 
 const OSSL_PARAM* gettable_params(void*) { return kGettable; }
+
+// The bulkcrypt-device parameter: the devices opened so far, or, before any, those the
+// setting names (auto: the CPU pool, and cuda:0 for the ciphers OpenSSL has no instructions for).
+const char* device_name_param(const ProviderContext* p) {
+    thread_local std::string name;
+    name = devices_in_use(p);
+    if (name == "(none opened)") name = p->configured.device == "auto" ? "auto (cpu + cuda:0 when present; not opened yet)"
+                                                                       : p->configured.device + " (not opened yet)";
+    return name.c_str();
+}
 
 int get_params(void* provctx, OSSL_PARAM params[]) {
     auto* p = static_cast<ProviderContext*>(provctx);
@@ -116,9 +128,13 @@ int get_params(void* provctx, OSSL_PARAM params[]) {
     if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) && !OSSL_PARAM_set_utf8_ptr(q, bc_version())) return 0;
     if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) && !OSSL_PARAM_set_int(q, 1)) return 0;
     if ((q = OSSL_PARAM_locate(params, "bulkcrypt-device")) &&
-        !OSSL_PARAM_set_utf8_ptr(q, device_context(p) ? bc_context_device_name(p->ctx) : "(unavailable)"))
+        !OSSL_PARAM_set_utf8_ptr(q, device_name_param(p)))
         return 0;
-    if ((q = OSSL_PARAM_locate(params, "bulkcrypt-threshold")) && !OSSL_PARAM_set_size_t(q, p->threshold)) return 0;
+    // the thresholds of the two classes (fast_on_cpu): equal when the config sets one
+    if ((q = OSSL_PARAM_locate(params, "bulkcrypt-threshold-fast")) && !OSSL_PARAM_set_size_t(q, threshold_for(p, "aes-")))
+        return 0;
+    if ((q = OSSL_PARAM_locate(params, "bulkcrypt-threshold-other")) && !OSSL_PARAM_set_size_t(q, threshold_for(p, "")))
+        return 0;
     if ((q = OSSL_PARAM_locate(params, "bulkcrypt-device-calls")) && !OSSL_PARAM_set_uint64(q, p->device_calls.load()))
         return 0;
     if ((q = OSSL_PARAM_locate(params, "bulkcrypt-fallback-calls")) &&
@@ -143,15 +159,47 @@ const OSSL_DISPATCH kProviderDispatch[] = {
 }  // namespace
 }  // namespace bc_provider
 
-bc_context* bc_provider::device_context(ProviderContext* p) {
-    std::call_once(p->ctx_once, [p] {
-        if (bc_context_create(p->ctx_device.c_str(), nullptr, &p->ctx) != BC_OK) {
-            raise_error(p, "bulkcrypt provider: device '%s' did not open: %s", p->ctx_device.c_str(), bc_last_error());
-            p->ctx = nullptr;
+namespace bc_provider {
+namespace {
+
+bc_context* open_lazy(ProviderContext* p, LazyContext& l, bool quiet) {
+    std::call_once(l.once, [&] {
+        if (bc_context_create(l.device.c_str(), nullptr, &l.ctx) != BC_OK) {
+            if (!quiet) raise_error(p, "bulkcrypt provider: device '%s' did not open: %s", l.device.c_str(), bc_last_error());
+            l.ctx = nullptr;
         }
     });
-    return p->ctx;
+    return l.ctx;
 }
+
+bool starts(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+}  // namespace
+
+bool fast_on_cpu(const std::string& a) {
+    return starts(a, "aes-") || starts(a, "chacha20") || starts(a, "xchacha20") || starts(a, "salsa20");
+}
+
+size_t threshold_for(const ProviderContext* p, const std::string& algorithm) {
+    if (p->threshold_set) return p->threshold;
+    return fast_on_cpu(algorithm) ? kDefaultThresholdFast : kDefaultThresholdOther;
+}
+
+bc_context* device_context(ProviderContext* p, const std::string& algorithm) {
+    if (p->configured.device != "auto") return open_lazy(p, p->configured, false);
+    if (!fast_on_cpu(algorithm))
+        if (bc_context* g = open_lazy(p, p->gpu, true)) return g;  // no GPU: the CPU pool
+    return open_lazy(p, p->cpu, false);
+}
+
+std::string devices_in_use(const ProviderContext* p) {
+    std::string s;
+    for (const LazyContext* l : {&p->configured, &p->cpu, &p->gpu})
+        if (l->ctx) s += (s.empty() ? "" : " + ") + std::string(bc_context_device_name(l->ctx));
+    return s.empty() ? "(none opened)" : s;
+}
+
+}  // namespace bc_provider
 
 using namespace bc_provider;
 
@@ -167,7 +215,6 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
     auto* p = new (std::nothrow) ProviderContext;
     if (!p) return 0;
     p->handle = handle;
-    p->threshold = kDefaultThreshold;
     // The provider's configuration: its section of the config file, or defaults.
     char* device = nullptr;
     char* threshold = nullptr;
@@ -177,13 +224,16 @@ extern "C" __attribute__((visibility("default"))) int OSSL_provider_init(const O
     if (core_get_params && core_get_params(handle, cfg)) {
         if (device && *device) p->device = device;
         if (stats && *stats) p->stats_file = stats;
-        if (threshold && *threshold && !parse_size(threshold, &p->threshold)) {
+        p->threshold_set = threshold && *threshold;
+        if (p->threshold_set && !parse_size(threshold, &p->threshold)) {
             raise_error(p, "bulkcrypt provider: threshold = '%s': expected bytes, optionally with K, M or G", threshold);
             free_context(p);
             return 0;
         }
     }
-    if (!resolve_device(p->device, &p->ctx_device, &p->device_kind)) {
+    p->cpu.device = "cpu";
+    p->gpu.device = "cuda:0";
+    if (!resolve_device(p->device, &p->configured.device, &p->device_kind)) {
         raise_error(p, "bulkcrypt provider: device = '%s': expected auto, cpu, hybrid, cuda, cuda:N, cuda:all, opencl or opencl:N",
                     p->device.c_str());
         free_context(p);

@@ -24,16 +24,24 @@ namespace bc_provider {
 
 struct CipherTable;  // cipher.cpp: the algorithm table and OpenSSL's own ciphers
 
+// A bulkcrypt context opened at its first use (a process whose messages all stay under the
+// threshold, such as a TLS server, never starts a GPU).
+struct LazyContext {
+    std::once_flag once;
+    bc_context* ctx = nullptr;
+    std::string device;  // the string bc_context_create takes ("cpu", "cuda:0")
+};
+
 struct ProviderContext {
     const OSSL_CORE_HANDLE* handle = nullptr;
     OSSL_LIB_CTX* fallback_libctx = nullptr;  // owned: the default and legacy providers
     OSSL_PROVIDER* fallback_default = nullptr;
     OSSL_PROVIDER* fallback_legacy = nullptr;
-    bc_context* ctx = nullptr;                // the device bulkcrypt runs on: opened at its first message
-    std::once_flag ctx_once;
-    std::string ctx_device;                   // the string bc_context_create takes ("cuda:0")
     std::string device = "auto";              // as configured: auto, cpu, cuda, opencl, or a full device string
     std::string device_kind = "auto";         // the bulkcrypt.device property: auto, cpu, cuda or opencl
+    LazyContext configured;                   // the configured device, when it is not auto
+    LazyContext cpu, gpu;                     // auto: the CPU pool, and cuda:0 when there is one
+    bool threshold_set = false;               // `threshold` in the config: one threshold for all
     size_t threshold = 0;                     // bytes: calls below run on OpenSSL's own implementation
     std::atomic<uint64_t> device_calls{0};    // messages run by bulkcrypt
     std::atomic<uint64_t> fallback_calls{0};  // messages run by OpenSSL's implementation
@@ -41,9 +49,19 @@ struct ProviderContext {
     CipherTable* ciphers = nullptr;           // made by the first cipher_algorithms call
 };
 
-// bulkcrypt's context, opened on first use (a process whose messages all stay under the
-// threshold, such as a TLS server, never starts a GPU); nullptr when it cannot be opened.
-bc_context* device_context(ProviderContext* p);
+// Ciphers that OpenSSL runs with the CPU's own instructions (AES-NI, SIMD ChaCha): under
+// device auto they go to the CPU pool, the others to the GPU (measured: see
+// bench/results/2026-11-27-provider/).
+bool fast_on_cpu(const std::string& algorithm);
+
+// The threshold of an algorithm: the configured one, else the measured default of its class.
+size_t threshold_for(const ProviderContext* p, const std::string& algorithm);
+
+// The bulkcrypt context an algorithm runs on (opened on first use); nullptr when it cannot
+// be opened (the reason is on OpenSSL's error queue).
+bc_context* device_context(ProviderContext* p, const std::string& algorithm);
+// The devices opened so far, for the provider's parameter and stats line.
+std::string devices_in_use(const ProviderContext* p);
 
 // The algorithm table for OSSL_OP_CIPHER (built on the first query, kept in p->ciphers).
 const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p);
@@ -52,9 +70,10 @@ void raise_error(const ProviderContext* p, const char* fmt, ...) __attribute__((
 // Frees p->ciphers (provider teardown).
 void free_cipher_table(ProviderContext* p);
 
-// The provider's default threshold, bytes: an estimate (not yet measured) at the size where
-// bulkcrypt's CPU pool starts splitting a call over its threads; `threshold` in the
-// provider's config section overrides it.
-constexpr size_t kDefaultThreshold = 64 * 1024;
+// The default thresholds (bytes), measured with openssl speed on an H100 host (16 Xeon
+// threads; bench/results/2026-11-27-provider/): the call size from which bulkcrypt's path
+// beats OpenSSL's one core. `threshold` in the provider's config section overrides both.
+constexpr size_t kDefaultThresholdFast = size_t(1) << 20;    // AES, ChaCha20: on the CPU pool
+constexpr size_t kDefaultThresholdOther = size_t(128) << 10;  // table and bitsliced ciphers: on the GPU
 
 }  // namespace bc_provider

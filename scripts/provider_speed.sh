@@ -4,8 +4,9 @@
 # measurement. Writes one TSV line a run: setting, cipher, direction, bytes, bytes/s.
 #   scripts/provider_speed.sh PROVIDER_DIR OUT.tsv [quick]
 # Settings: openssl (OpenSSL's default and legacy providers alone), shipped (the provider
-# as installed: device auto, threshold 64 KiB), cpu / cuda (device cpu or cuda:0, same
-# threshold), direct (threshold 0, device auto: every call on bulkcrypt's path).
+# as installed: device auto, the measured thresholds), cpu / cuda (device cpu or cuda:0),
+# direct-cpu / direct-cuda (threshold 0 on that device: every call on bulkcrypt's path, to
+# find where it overtakes OpenSSL's one core).
 set -uo pipefail
 dir=$(cd "$1" && pwd)
 out=$2
@@ -13,12 +14,13 @@ quick=${3:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/../tests/provider/provider_conf.sh"
-for s in shipped cpu cuda direct; do
+for s in shipped cpu cuda direct-cpu direct-cuda; do
   case $s in
     shipped) set -- ;;
     cpu) set -- "device = cpu" ;;
     cuda) set -- "device = cuda:0" ;;
-    direct) set -- "threshold = 0" ;;
+    direct-cpu) set -- "threshold = 0" "device = cpu" ;;
+    direct-cuda) set -- "threshold = 0" "device = cuda:0" ;;
   esac
   BC_CONF_LEGACY=1 write_provider_conf "$work/$s.cnf" "$dir" "$work/stats" "$@"
 done
@@ -60,16 +62,22 @@ for c in $small_ciphers; do
     run shipped "$c" encrypt "$b"
   done
 done
-# 2. The threshold: bulkcrypt's path for every call size against OpenSSL's cipher.
+# 2. The thresholds: bulkcrypt's path for each call size against OpenSSL's cipher, on the
+# device auto gives the cipher's class (AES and ChaCha20: the CPU pool; others: the GPU).
 secs=1
-for c in aes-256-gcm des-ede3; do
-  for b in 1024 4096 16384 65536 262144 1048576 4194304; do
-    run openssl "$c" encrypt "$b"
-    run direct "$c" encrypt "$b"
-  done
-done
-# 3. Large calls: one process, 16 and 64 MiB, each device setting. Legacy ciphers in the
-# modes that run in parallel (ECB, CTR; CBC decryption).
+sweep() {  # sweep SETTING CIPHERS SIZES
+  local c b
+  for c in $2; do for b in $3; do run openssl "$c" encrypt "$b"; run "$1" "$c" encrypt "$b"; done; done
+}
+if [ -n "$quick" ]; then
+  sweep direct-cpu "aes-256-gcm" "262144 1048576 4194304"
+  sweep direct-cuda "des-ede3" "65536 262144"
+else
+  sweep direct-cpu "aes-256-gcm aes-128-ctr chacha20-poly1305" "65536 262144 1048576 4194304 16777216"
+  sweep direct-cuda "des-ede3 camellia-128-ctr seed-ecb" "16384 65536 131072 262144 1048576 4194304"
+fi
+# 3. Large calls: one process, 16 and 64 MiB, the provider as installed. Legacy ciphers in
+# the modes that run in parallel (ECB, CTR; CBC decryption).
 large="aes-256-gcm:encrypt chacha20-poly1305:encrypt aes-128-ctr:encrypt camellia-128-ctr:encrypt
 camellia-256-ecb:encrypt camellia-128-cbc:decrypt des-ede3:encrypt des-ede3-cbc:decrypt bf-ecb:encrypt
 bf-cbc:decrypt cast5-ecb:encrypt seed-ecb:encrypt seed-cbc:decrypt"
@@ -77,6 +85,6 @@ bf-cbc:decrypt cast5-ecb:encrypt seed-ecb:encrypt seed-cbc:decrypt"
 for entry in $large; do
   c=${entry%%:*}; d=${entry##*:}
   for b in 16777216 67108864; do
-    for s in openssl shipped cpu cuda; do run "$s" "$c" "$d" "$b"; done
+    for s in openssl shipped; do run "$s" "$c" "$d" "$b"; done
   done
 done

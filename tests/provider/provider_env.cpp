@@ -91,6 +91,16 @@ ProviderEnv& default_settings() {
     return env;
 }
 
+size_t threshold_of(EVP_CIPHER* ours) {
+    size_t t = SIZE_MAX;
+    EVP_CIPHER_CTX* c = EVP_CIPHER_CTX_new();
+    OSSL_PARAM p[] = {OSSL_PARAM_size_t("bulkcrypt-threshold", &t), OSSL_PARAM_END};
+    if (!c || EVP_CipherInit_ex2(c, ours, nullptr, nullptr, 1, nullptr) != 1 || EVP_CIPHER_CTX_get_params(c, p) != 1)
+        t = SIZE_MAX;
+    EVP_CIPHER_CTX_free(c);
+    return t;
+}
+
 Bytes random_bytes(size_t n, std::mt19937& rng) {
     Bytes b(n);
     for (auto& c : b) c = static_cast<unsigned char>(rng());

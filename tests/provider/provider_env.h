@@ -15,9 +15,9 @@ namespace bcp {
 
 using Bytes = std::vector<unsigned char>;
 
-// The provider's default threshold (provider/provider.h): the tests that reason about the
-// two paths need it.
-constexpr size_t kDefaultThreshold = size_t(64) << 10;
+// The threshold the provider applies to a cipher (its context parameter
+// "bulkcrypt-threshold"): messages whose first piece is shorter run on OpenSSL's cipher.
+size_t threshold_of(EVP_CIPHER* ours);
 
 class ProviderEnv {
 public:

@@ -27,17 +27,27 @@ TEST(ProviderBasics, LoadsFromAConfigFileAndNamesItself) {
     EXPECT_EQ("bulkcrypt", env.text(OSSL_PROV_PARAM_NAME));
     EXPECT_FALSE(env.text(OSSL_PROV_PARAM_VERSION).empty());
     EXPECT_FALSE(env.text("bulkcrypt-device").empty());
-    EXPECT_EQ(bcp::kDefaultThreshold, env.counter("bulkcrypt-threshold"));
+    // the measured defaults: AES and ChaCha20 (the CPU pool) and the others (the GPU)
+    EXPECT_EQ(uint64_t(1) << 20, env.counter("bulkcrypt-threshold-fast"));
+    EXPECT_EQ(uint64_t(128) << 10, env.counter("bulkcrypt-threshold-other"));
+    EVP_CIPHER* aes = env.ours("AES-256-GCM");
+    EVP_CIPHER* seed = env.ours("SEED-CBC");
+    ASSERT_TRUE(aes && seed);
+    EXPECT_EQ(size_t(1) << 20, bcp::threshold_of(aes));
+    EXPECT_EQ(size_t(128) << 10, bcp::threshold_of(seed));
+    EVP_CIPHER_free(aes);
+    EVP_CIPHER_free(seed);
 }
 
 TEST(ProviderBasics, ReadsItsSettings) {
     ProviderEnv env("device = cpu\nthreshold = 1M");
     ASSERT_TRUE(env.loaded()) << env.error();
-    EXPECT_EQ(uint64_t(1) << 20, env.counter("bulkcrypt-threshold"));
+    EXPECT_EQ(uint64_t(1) << 20, env.counter("bulkcrypt-threshold-fast"));
+    EXPECT_EQ(uint64_t(1) << 20, env.counter("bulkcrypt-threshold-other"));
     EXPECT_EQ(0u, env.text("bulkcrypt-device").rfind("cpu", 0)) << env.text("bulkcrypt-device");
     ProviderEnv plain("threshold = 4096");
     ASSERT_TRUE(plain.loaded()) << plain.error();
-    EXPECT_EQ(4096u, plain.counter("bulkcrypt-threshold"));
+    EXPECT_EQ(4096u, plain.counter("bulkcrypt-threshold-other"));
 }
 
 // A setting that does not parse stops the provider from loading (and says so in OpenSSL's

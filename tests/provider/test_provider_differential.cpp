@@ -65,10 +65,15 @@ TEST_P(ProviderDifferential, MatchesOpenSsl) {
     // lengths: empty, short, around the threshold, and one of 32 to 64 MiB (XTS: one data
     // unit, which OpenSSL caps at 2^20 blocks)
     std::vector<size_t> lengths = {0, 1 + rng() % 64, 1 + rng() % 4096, 60000 + rng() % 10000,
-                                   (size_t(1) << 20) + rng() % (size_t(3) << 20),
+                                   120000 + rng() % 20000, (size_t(1) << 20) + rng() % (size_t(3) << 20),
                                    (size_t(32) << 20) + rng() % ((size_t(32) << 20) + 1)};
     if (xts)
         for (size_t& l : lengths) l = std::min(std::max<size_t>(l, 16), size_t(16) << 20);
+    EVP_CIPHER* shipped_ours = shipped.ours(name);
+    ASSERT_NE(nullptr, shipped_ours);
+    const size_t threshold = bcp::threshold_of(shipped_ours);  // under the shipped settings
+    EVP_CIPHER_free(shipped_ours);
+    ASSERT_NE(SIZE_MAX, threshold);
     const uint64_t direct_dev = direct.counter("bulkcrypt-device-calls"), direct_fb = direct.counter("bulkcrypt-fallback-calls");
     const uint64_t shipped_dev = shipped.counter("bulkcrypt-device-calls"), shipped_fb = shipped.counter("bulkcrypt-fallback-calls");
     uint64_t direct_msgs = 0, shipped_small = 0, shipped_large = 0;
@@ -89,7 +94,7 @@ TEST_P(ProviderDifferential, MatchesOpenSsl) {
         for (ProviderEnv* env : {&direct, &shipped}) {
             EVP_CIPHER* ours = env->ours(name);
             ASSERT_NE(nullptr, ours) << name;
-            const size_t first = env == &shipped && len >= bcp::kDefaultThreshold ? bcp::kDefaultThreshold : 0;
+            const size_t first = env == &shipped && len >= threshold ? threshold : 0;
             const std::string where = at + (env == &direct ? " [bulkcrypt's path]" : " [shipped settings]");
             const Outcome got = bcp::run_message(ours, m, Feed::kRandomPieces, rng, first);
             ASSERT_TRUE(got.ok()) << where << ": init " << got.init_ok << " update " << got.update_ok;
@@ -110,7 +115,7 @@ TEST_P(ProviderDifferential, MatchesOpenSsl) {
                 ++msgs;
             }
             if (env == &direct) direct_msgs += msgs;
-            else (len < bcp::kDefaultThreshold ? shipped_small : shipped_large) += msgs;
+            else (len < threshold ? shipped_small : shipped_large) += msgs;
             EVP_CIPHER_free(ours);
         }
     }

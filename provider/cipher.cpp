@@ -355,7 +355,7 @@ int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
         int l = 0;
         return EVP_CipherUpdate(c->inner, nullptr, &l, in, static_cast<int>(inl));
     }
-    if (!choose_path(c, inl)) return c->failed = true, 0;
+    if (c->path == CipherCtx::Path::Undecided && !choose_path(c, inl)) return c->failed = true, 0;
     if (c->tls) c->prov->fallback_calls++;  // each TLS 1.2 record is one message
     if (c->path == CipherCtx::Path::OpenSsl) {
         int l = 0;
@@ -395,10 +395,8 @@ int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
         int l = 0;
         if (!EVP_CipherFinal_ex(c->inner, out, &l)) return c->failed = true, 0;
         *outl = static_cast<size_t>(l);
-        if (c->alg->aead && c->enc) {
-            if (EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(c->taglen), c->tag) <= 0) return 0;
-            c->tag_ready = true;
-        }
+        c->tag_ready = c->alg->aead && c->enc;  // in the inner context until asked for (most callers of
+                                                // small messages, TLS records, ask once)
         return 1;
     }
     if (c->alg->aead && !c->enc && bc_stream_set_tag(c->stream, c->tag, c->taglen) != BC_OK) return 0;
@@ -475,59 +473,60 @@ int set_tls_params(CipherCtx* c, const OSSL_PARAM params[]) {
     return EVP_CIPHER_CTX_set_params(c->inner, tls.data());
 }
 
-int get_tls_params(CipherCtx* c, OSSL_PARAM params[]) {
+
+// The context's parameters, in one pass over the caller's array (EVP asks for the IV
+// length at every init and update: a locate per known key cost a third of a small AEAD
+// message's instructions).
+int get_one(CipherCtx* c, OSSL_PARAM* p) {
+    const char* k = p->key;
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_IVLEN)) return OSSL_PARAM_set_size_t(p, c->ivlen);
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_KEYLEN)) return OSSL_PARAM_set_size_t(p, c->keylen);
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_PADDING)) return OSSL_PARAM_set_uint(p, c->padding ? 1 : 0);
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) return OSSL_PARAM_set_size_t(p, c->taglen);
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_AEAD_TAG)) {
+        if (!c->alg->aead || !c->enc || !c->tag_ready || p->data_size == 0 || p->data_size > c->taglen) return 0;
+        if (c->path == CipherCtx::Path::OpenSsl &&  // OpenSSL's path keeps it in its context
+            EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(c->taglen), c->tag) <= 0)
+            return 0;
+        return OSSL_PARAM_set_octet_string(p, c->tag, p->data_size);
+    }
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_IV)) return !c->iv_set || OSSL_PARAM_set_octet_string(p, c->iv.data(), c->iv.size());
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_UPDATED_IV)) {
+        if (!c->iv_set) return 1;
+        std::vector<unsigned char> iv;
+        return updated_iv(c, &iv) && OSSL_PARAM_set_octet_string(p, iv.data(), iv.size());
+    }
+    if (!std::strcmp(k, "bulkcrypt-threshold")) return OSSL_PARAM_set_size_t(p, threshold_for(c->prov, c->alg->name));
     for (const char* name : kTlsGettable) {
-        OSSL_PARAM* p = OSSL_PARAM_locate(params, name);
-        if (!p) continue;
+        if (std::strcmp(k, name) != 0) continue;
         OSSL_PARAM one[] = {*p, OSSL_PARAM_END};
         if (!c->tls || !EVP_CIPHER_CTX_get_params(c->inner, one)) return 0;
         p->return_size = one[0].return_size;
+        return 1;
     }
-    return 1;
+    return 1;  // not ours: left unset
 }
 
 int get_ctx_params(void* vctx, OSSL_PARAM params[]) {
     auto* c = static_cast<CipherCtx*>(vctx);
-    OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_KEYLEN)) && !OSSL_PARAM_set_size_t(p, c->keylen)) return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IVLEN)) && !OSSL_PARAM_set_size_t(p, c->ivlen)) return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_PADDING)) && !OSSL_PARAM_set_uint(p, c->padding ? 1 : 0))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAGLEN)) && !OSSL_PARAM_set_size_t(p, c->taglen)) return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
-        if (!c->alg->aead || !c->enc || !c->tag_ready || p->data_size == 0 || p->data_size > c->taglen) return 0;
-        if (!OSSL_PARAM_set_octet_string(p, c->tag, p->data_size)) return 0;
-    }
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_IV)) && c->iv_set &&
-        !OSSL_PARAM_set_octet_string(p, c->iv.data(), c->iv.size()))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, "bulkcrypt-threshold")) &&
-        !OSSL_PARAM_set_size_t(p, threshold_for(c->prov, c->alg->name)))
-        return 0;
-    if ((p = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_UPDATED_IV)) && c->iv_set) {
-        std::vector<unsigned char> iv;
-        if (!updated_iv(c, &iv) || !OSSL_PARAM_set_octet_string(p, iv.data(), iv.size())) return 0;
-    }
-    return get_tls_params(c, params);
+    for (OSSL_PARAM* p = params; p && p->key; ++p)
+        if (!get_one(c, p)) return 0;
+    return 1;
 }
 
-int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
-    auto* c = static_cast<CipherCtx*>(vctx);
-    if (params == nullptr) return 1;
-    const OSSL_PARAM* p;
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING))) {
+int set_one(CipherCtx* c, const OSSL_PARAM* p, bool* tls) {
+    const char* k = p->key;
+    if (!std::strcmp(k, OSSL_CIPHER_PARAM_PADDING)) {
         unsigned v = 0;
         // EVP sets it again at every init: only a change within a message is refused
         if (!OSSL_PARAM_get_uint(p, &v) || ((v != 0) != c->padding && c->path != CipherCtx::Path::Undecided)) return 0;
         c->padding = v != 0;
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN))) {
+    } else if (!std::strcmp(k, OSSL_CIPHER_PARAM_KEYLEN)) {
         size_t v = 0;
         if (!OSSL_PARAM_get_size_t(p, &v) || v < c->alg->info.key_size_min || v > c->alg->info.key_size_max) return 0;
         if (v != c->keylen) drop_inner(c);
         c->keylen = v;
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_IVLEN))) {
+    } else if (!std::strcmp(k, OSSL_CIPHER_PARAM_AEAD_IVLEN)) {
         size_t v = 0;
         // ChaCha20-Poly1305's nonces of 1 to 11 bytes are OpenSSL's (zero-padded at the front)
         const size_t min = c->alg->name == "chacha20-poly1305" ? 1 : c->alg->info.iv_size_min;
@@ -539,12 +538,10 @@ int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
             c->ivlen = v;
             c->iv_set = false;
         }
-    }
-    if ((p = OSSL_PARAM_locate_const(params, "xts_standard"))) {
+    } else if (!std::strcmp(k, "xts_standard")) {
         const char* v = nullptr;  // OpenSSL 3.2+: IEEE 1619 (ours) or GB/T 17964 (refused)
         if (!c->alg->xts || !OSSL_PARAM_get_utf8_string_ptr(p, &v) || OPENSSL_strcasecmp(v, "IEEE") != 0) return 0;
-    }
-    if ((p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG))) {
+    } else if (!std::strcmp(k, OSSL_CIPHER_PARAM_AEAD_TAG)) {
         if (!c->alg->aead) return 0;
         const size_t n = p->data_size;
         if (n < c->alg->info.tag_size_min || n > c->alg->info.tag_size_max) return 0;
@@ -554,8 +551,18 @@ int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
             c->tag_set = true;
         }
         c->taglen = n;
+    } else {
+        for (const char* name : kTlsSettable) *tls = *tls || !std::strcmp(k, name);
     }
-    return set_tls_params(c, params);
+    return 1;
+}
+
+int set_ctx_params(void* vctx, const OSSL_PARAM params[]) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    bool tls = false;
+    for (const OSSL_PARAM* p = params; p && p->key; ++p)
+        if (!set_one(c, p, &tls)) return 0;
+    return !tls || set_tls_params(c, params);
 }
 
 const OSSL_PARAM kCtxGettable[] = {

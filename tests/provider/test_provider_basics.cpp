@@ -29,12 +29,12 @@ TEST(ProviderBasics, LoadsFromAConfigFileAndNamesItself) {
     EXPECT_FALSE(env.text("bulkcrypt-device").empty());
     // the measured defaults: AES and ChaCha20 (the CPU pool) and the others (the GPU)
     EXPECT_EQ(uint64_t(1) << 20, env.counter("bulkcrypt-threshold-fast"));
-    EXPECT_EQ(uint64_t(128) << 10, env.counter("bulkcrypt-threshold-other"));
+    EXPECT_EQ(uint64_t(64) << 10, env.counter("bulkcrypt-threshold-other"));
     EVP_CIPHER* aes = env.ours("AES-256-GCM");
     EVP_CIPHER* seed = env.ours("SEED-CBC");
     ASSERT_TRUE(aes && seed);
     EXPECT_EQ(size_t(1) << 20, bcp::threshold_of(aes));
-    EXPECT_EQ(size_t(128) << 10, bcp::threshold_of(seed));
+    EXPECT_EQ(size_t(64) << 10, bcp::threshold_of(seed));
     EVP_CIPHER_free(aes);
     EVP_CIPHER_free(seed);
 }

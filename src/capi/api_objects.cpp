@@ -59,7 +59,10 @@ const char* bc_status_message(bc_status status) {
 
 const char* bc_last_error(void) { return last_error(); }
 
-const char* bc_version(void) { return "0.1.0"; }
+#ifndef BC_VERSION_STRING
+#error "BC_VERSION_STRING comes from CMakeLists.txt (the project's version)"
+#endif
+const char* bc_version(void) { return BC_VERSION_STRING; }
 
 bc_status bc_algorithm_query(const char* name, bc_algorithm_info* info) {
     return api_call([&]() -> Status {

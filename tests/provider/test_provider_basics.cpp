@@ -10,6 +10,8 @@
 #include <cctype>
 #include <cstring>
 #include <set>
+#include <thread>
+#include <vector>
 #include <string>
 
 #include "provider_env.h"
@@ -172,6 +174,40 @@ TEST(ProviderBasics, ShortChaChaPolyNoncesAsOpenSsl) {
         }
         EVP_CIPHER_free(ours);
         EVP_CIPHER_free(theirs);
+    }
+}
+
+// Threads share one provider (its devices, counters and OpenSSL's ciphers), each with its
+// own cipher contexts, as OpenSSL expects: every message still matches the default provider.
+TEST(ProviderBasics, ThreadsShareTheProvider) {
+    for (ProviderEnv* env : {&bcp::default_settings(), &bcp::bulkcrypt_path()}) {
+        ASSERT_TRUE(env->loaded()) << env->error();
+        const uint64_t before = env->counter("bulkcrypt-device-calls") + env->counter("bulkcrypt-fallback-calls");
+        std::vector<std::thread> threads;
+        std::vector<int> bad(6, 0);
+        for (int t = 0; t < 6; ++t) {
+            threads.emplace_back([env, t, &bad] {
+                std::mt19937 rng(100 + t);
+                const char* name = t % 2 ? "SEED-CBC" : "AES-256-GCM";
+                EVP_CIPHER* ours = env->ours(name);
+                EVP_CIPHER* theirs = env->theirs(name);
+                for (int i = 0; i < 12 && ours && theirs; ++i) {
+                    Message m;
+                    m.key = bcp::random_bytes(static_cast<size_t>(EVP_CIPHER_get_key_length(theirs)), rng);
+                    m.iv = bcp::random_bytes(static_cast<size_t>(EVP_CIPHER_get_iv_length(theirs)), rng);
+                    m.in = bcp::random_bytes(i % 3 ? 1 + rng() % 5000 : (size_t(1) << 20) + rng() % 5000, rng);
+                    const bcp::Outcome want = bcp::run_message(theirs, m, Feed::kWhole, rng);
+                    const bcp::Outcome got = bcp::run_message(ours, m, Feed::kRandomPieces, rng);
+                    if (!want.ok() || !got.ok() || want.out != got.out || want.tag != got.tag) ++bad[t];
+                }
+                if (!ours || !theirs) ++bad[t];
+                EVP_CIPHER_free(ours);
+                EVP_CIPHER_free(theirs);
+            });
+        }
+        for (auto& th : threads) th.join();
+        for (int t = 0; t < 6; ++t) EXPECT_EQ(0, bad[t]) << "thread " << t;
+        EXPECT_EQ(before + 6 * 12, env->counter("bulkcrypt-device-calls") + env->counter("bulkcrypt-fallback-calls"));
     }
 }
 

@@ -92,6 +92,9 @@ TEST_P(ProviderDifferential, MatchesOpenSsl) {
         ASSERT_TRUE(want.ok()) << at << ": OpenSSL refused";
         // on bulkcrypt's path, and under the shipped settings (the first piece decides)
         for (ProviderEnv* env : {&direct, &shipped}) {
+            // the shipped settings differ from bulkcrypt's path only in the choice of path,
+            // which the lengths up to 4 MiB decide: the largest message runs once
+            if (env == &shipped && len > (size_t(4) << 20)) continue;
             EVP_CIPHER* ours = env->ours(name);
             ASSERT_NE(nullptr, ours) << name;
             const size_t first = env == &shipped && len >= threshold ? threshold : 0;

@@ -2,7 +2,7 @@
 # `openssl speed -evp` with and without bulkcrypt's provider, one process each, in turns on
 # the same machine: the rates the issue of the provider asks for, and the threshold's
 # measurement. Writes one TSV line a run: setting, cipher, direction, bytes, bytes/s.
-#   scripts/provider_speed.sh PROVIDER_DIR OUT.tsv [quick]
+#   scripts/provider_speed.sh PROVIDER_DIR OUT.tsv [quick | gpu]   (gpu: the GPU's ciphers only)
 # Settings: openssl (OpenSSL's default and legacy providers alone), shipped (the provider
 # as installed: device auto, the measured thresholds), cpu / cuda (device cpu or cuda:0),
 # direct-cpu / direct-cuda (threshold 0 on that device: every call on bulkcrypt's path, to
@@ -11,6 +11,7 @@ set -uo pipefail
 dir=$(cd "$1" && pwd)
 out=$2
 quick=${3:-}
+gpu_only=; [ "$quick" = gpu ] && gpu_only=1 && quick=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/../tests/provider/provider_conf.sh"
@@ -56,6 +57,7 @@ run() {  # run SETTING CIPHER DIRECTION BYTES
 small_ciphers="aes-256-gcm chacha20-poly1305 aes-128-ctr camellia-128-ctr des-ede3"
 [ -n "$quick" ] && small_ciphers="aes-256-gcm"
 secs=2
+[ -n "$gpu_only" ] && small_ciphers=
 for c in $small_ciphers; do
   for b in 16 256 1024 8192 16384; do
     run openssl "$c" encrypt "$b"
@@ -69,7 +71,9 @@ sweep() {  # sweep SETTING CIPHERS SIZES
   local c b
   for c in $2; do for b in $3; do run openssl "$c" encrypt "$b"; run "$1" "$c" encrypt "$b"; done; done
 }
-if [ -n "$quick" ]; then
+if [ -n "$gpu_only" ]; then
+  sweep direct-cuda "des-ede3 camellia-128-ctr seed-ecb" "65536 262144 1048576 4194304"
+elif [ -n "$quick" ]; then
   sweep direct-cpu "aes-256-gcm" "262144 1048576 4194304"
   sweep direct-cuda "des-ede3" "65536 262144"
 else
@@ -82,6 +86,7 @@ large="aes-256-gcm:encrypt chacha20-poly1305:encrypt aes-128-ctr:encrypt camelli
 camellia-256-ecb:encrypt camellia-128-cbc:decrypt des-ede3:encrypt des-ede3-cbc:decrypt bf-ecb:encrypt
 bf-cbc:decrypt cast5-ecb:encrypt seed-ecb:encrypt seed-cbc:decrypt"
 [ -n "$quick" ] && large="aes-256-gcm:encrypt des-ede3:encrypt"
+[ -n "$gpu_only" ] && large=$(echo "$large" | tr ' ' '\n' | grep -v -e '^aes' -e '^chacha')
 for entry in $large; do
   c=${entry%%:*}; d=${entry##*:}
   for b in 16777216 67108864; do

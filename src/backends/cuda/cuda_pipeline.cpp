@@ -256,10 +256,23 @@ void HostPipeline::wipe_idle() {
         for (int i = 0; i < nslots_; ++i)
             if (!slots_[i].in_use && slots_[i].dirty) slots_[i].in_use = true, dirty.push_back(&slots_[i]);
     }
+    // Over the pool's threads: back-to-back calls (the OpenSSL provider's) each end idle, and
+    // a run's staging (up to depth x piece x 2, 64 MiB by default) took ~6 ms on one core.
+    std::vector<std::pair<uint8_t*, size_t>> areas;
     for (Slot* s : dirty) {
-        if (s->pin_in) secure_wipe(s->pin_in, std::min(s->dirty, s->cap));
-        if (s->pin_out) secure_wipe(s->pin_out, std::min(s->dirty, s->cap));
+        const size_t n = std::min(s->dirty, s->cap);
+        if (s->pin_in) areas.emplace_back(s->pin_in, n);
+        if (s->pin_out) areas.emplace_back(s->pin_out, n);
         s->dirty = 0;
+    }
+    constexpr size_t kWipePiece = size_t(1) << 20;
+    std::vector<std::pair<uint8_t*, size_t>> pieces;
+    for (const auto& [p, n] : areas)
+        for (size_t at = 0; at < n; at += kWipePiece) pieces.emplace_back(p + at, std::min(kWipePiece, n - at));
+    if (pool_.size() == 1 || pieces.size() < 2) {
+        for (const auto& [p, n] : pieces) secure_wipe(p, n);
+    } else {
+        pool_.parallel_for(pieces.size(), [&](size_t i) { secure_wipe(pieces[i].first, pieces[i].second); });
     }
     if (!dirty.empty()) give_back(dirty);
 }
@@ -297,8 +310,16 @@ std::unique_ptr<BackendKey> make_noop_key() { return std::make_unique<BackendKey
 
 namespace {
 
-size_t aligned_chunk(int device, size_t chunk) {
-    if (chunk == 0) chunk = shared_host_pipeline(device).default_chunk();
+// Pieces of at most `chunk` bytes (0: the pipeline's default), smaller for a short job so
+// that it still makes 2 x depth pieces to overlap, down to 1 MiB: a 16 MiB call in the
+// default 8 MiB pieces ran its copy in, GPU work and copy out nearly one after another
+// (OpenSSL provider, 2-3 GB/s a call; bench/notes/provider.md).
+size_t aligned_chunk(int device, size_t chunk, size_t len, int nb) {
+    constexpr size_t kShortJobMinChunk = size_t(1) << 20;
+    HostPipeline& pipe = shared_host_pipeline(device);
+    if (chunk == 0) chunk = pipe.default_chunk();
+    const size_t depth = size_t(nb > 0 ? nb : pipe.default_depth());
+    if (len / (2 * depth) < chunk) chunk = std::max(kShortJobMinChunk, len / (2 * depth));
     return std::max<size_t>(chunk / 64 * 64, 64);
 }
 
@@ -312,7 +333,7 @@ Status pipelined_block_cipher(int device, Mode mode, size_t block_bytes, const C
     if (block_bytes == 0 || block_bytes > 16 || 64 % block_bytes != 0)
         return Status(BC_ERR_INTERNAL, "block size the pipeline cannot chunk");
     const size_t bb = block_bytes;
-    chunk = aligned_chunk(device, chunk);
+    chunk = aligned_chunk(device, chunk, op.len, nb);
     uint64_t unit = 0;
     if (mode == Mode::XTS) {  // whole data units per chunk (a job without units is one unit)
         unit = op.data_unit ? op.data_unit : op.len;
@@ -360,7 +381,7 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
 Status pipelined_gcm_chunk(CudaBackend& b, const GcmKeyView& g, AeadChunkOp& op, size_t chunk, int nb) {
     std::memset(op.partial, 0, sizeof op.partial);
     if (op.len == 0) return Status::ok();
-    chunk = std::min(aligned_chunk(b.device(), chunk), op.len);
+    chunk = std::min(aligned_chunk(b.device(), chunk, op.len, nb), op.len);
     const size_t nchunks = (op.len + chunk - 1) / chunk;
     std::vector<uint8_t> host(16 * nchunks);  // R_i = sum X_j H^(n_i - j) of chunk i, 16 bytes each
     const ChunkResults results{16, host.data()};
@@ -433,7 +454,7 @@ Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherO
     auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t*) -> Status {
         return cuda_stream_xor_device(st, op.offset + off, din, dout, n, s, lp);
     };
-    Status r = run_host_pipeline(device, op.in, op.out, op.len, aligned_chunk(device, chunk), nb, kernel);
+    Status r = run_host_pipeline(device, op.in, op.out, op.len, aligned_chunk(device, chunk, op.len, nb), nb, kernel);
     secure_wipe_object(st);
     return r;
 }
@@ -448,7 +469,7 @@ Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkO
     const uint32_t c0 = bc_load_le32(op.ctr);
     if (uint64_t(c0) + (op.len + 63) / 64 - 1 > 0xffffffffull)
         return Status(BC_ERR_COUNTER_OVERFLOW, "the ChaCha20-Poly1305 block counter would wrap");
-    chunk = std::min(aligned_chunk(device, chunk), op.len);
+    chunk = std::min(aligned_chunk(device, chunk, op.len, nb), op.len);
     const size_t nchunks = (op.len + chunk - 1) / chunk;
     std::vector<uint8_t> host(64 * nchunks);  // per chunk, 64 bytes: five u64 sums, then the 17-byte partial at +40
     const ChunkResults results{64, host.data()};

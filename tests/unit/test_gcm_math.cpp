@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -87,6 +88,25 @@ TEST(GcmMath, FoldedPartialsGiveOpenSslTag) {
         uint8_t got[16];
         bc_gf128_store(got, bc_gf128_xor(s, bc_gf128_load(mask)));
         EXPECT_EQ(0, memcmp(got, want, 16)) << "trial " << trial << " iv_len " << iv_len;
+    }
+}
+
+// Pieces of one size and a shorter last one, folded with one power of H for all but the
+// last, give the GHASH of the whole message (and so OpenSSL's tag, by the test above).
+TEST(GcmMath, FoldedEqualPiecesGiveTheWholeGhash) {
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 40; ++trial) {
+        const auto hb = random_bytes(16);
+        const bc_gf128 h = bc_gf128_load(hb.data());
+        const size_t piece = 16 * (1 + rng() % 20);
+        const size_t len = rng() % (piece * 7) + (trial % 5 == 0 ? 0 : 1);
+        const auto data = random_bytes(len);
+        const size_t n = len == 0 ? 0 : (len + piece - 1) / piece;
+        std::vector<bc_gf128> partials(n);
+        for (size_t i = 0; i < n; ++i) partials[i] = bc::ghash_partial(h, data.data() + i * piece, std::min(piece, len - i * piece));
+        const bc_gf128 got = bc::ghash_fold_pieces(partials.data(), n, piece, len, h);
+        const bc_gf128 want = bc::ghash_partial(h, data.data(), len);
+        EXPECT_TRUE(got.hi == want.hi && got.lo == want.lo) << "trial " << trial << " piece " << piece << " len " << len;
     }
 }
 

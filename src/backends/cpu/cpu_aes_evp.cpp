@@ -202,11 +202,7 @@ Status cpu_gcm_chunk(const EvpCiphers& evp, const KeyMaterial& key, const CpuAes
         return evp_gcm_ctr(evp, key, k, ctr, in, out, len, false, nullptr);
     });
     if (!s) return s;
-    bc_gf128 acc = {0, 0};
-    for (size_t i = 0; i < n; ++i) {
-        size_t len = std::min(piece, op.len - i * piece);
-        acc = ghash_fold(acc, partials[i], (len + 15) / 16, k.h);
-    }
+    bc_gf128 acc = ghash_fold_pieces(partials.data(), n, piece, op.len, k.h);
     std::memset(op.partial, 0, sizeof op.partial);
     bc_gf128_store(op.partial, acc);
     return Status::ok();
@@ -223,11 +219,7 @@ Status cpu_gcm_mac(const EvpCiphers& evp, const KeyMaterial& key, const CpuAesKe
         return evp_ghash_partial(evp, key, k, op.data + off, len, &partials[i]);
     });
     if (!s) return s;
-    bc_gf128 acc = {0, 0};
-    for (size_t i = 0; i < n; ++i) {
-        size_t len = std::min(piece, op.len - i * piece);
-        acc = ghash_fold(acc, partials[i], (len + 15) / 16, k.h);
-    }
+    bc_gf128 acc = ghash_fold_pieces(partials.data(), n, piece, op.len, k.h);
     std::memset(op.partial, 0, sizeof op.partial);
     bc_gf128_store(op.partial, acc);
     return Status::ok();

@@ -116,8 +116,7 @@ Status cpu_gcm_portable_chunk(const HostBlockKey& k, bc_gf128 h, AeadChunkOp& op
         secure_wipe(ctr, sizeof ctr);
         return Status::ok();
     }));
-    bc_gf128 acc = {0, 0};
-    for (size_t i = 0; i < n; ++i) acc = ghash_fold(acc, partials[i], (std::min(piece, op.len - i * piece) + 15) / 16, h);
+    bc_gf128 acc = ghash_fold_pieces(partials.data(), n, piece, op.len, h);
     std::memset(op.partial, 0, sizeof op.partial);
     bc_gf128_store(op.partial, acc);
     secure_wipe_object(acc);
@@ -133,8 +132,7 @@ Status cpu_gcm_portable_mac(bc_gf128 h, MacOp& op, ThreadPool& pool, size_t chun
         partials[i] = ghash_partial(h, op.data + off, std::min(piece, op.len - off));
         return Status::ok();
     }));
-    bc_gf128 acc = {0, 0};
-    for (size_t i = 0; i < n; ++i) acc = ghash_fold(acc, partials[i], (std::min(piece, op.len - i * piece) + 15) / 16, h);
+    bc_gf128 acc = ghash_fold_pieces(partials.data(), n, piece, op.len, h);
     std::memset(op.partial, 0, sizeof op.partial);
     bc_gf128_store(op.partial, acc);
     secure_wipe_object(acc);

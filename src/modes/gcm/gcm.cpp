@@ -46,6 +46,17 @@ bc_gf128 ghash_fold(bc_gf128 acc, bc_gf128 partial, uint64_t nblocks, bc_gf128 h
     return bc_gf128_xor(bc_gf128_mul(acc, gf128_pow(h, nblocks)), partial);
 }
 
+bc_gf128 ghash_fold_pieces(const bc_gf128* partials, size_t n, size_t piece_bytes, size_t total_bytes, bc_gf128 h) {
+    bc_gf128 acc = {0, 0};
+    if (n == 0) return acc;
+    bc_gf128 hp = gf128_pow(h, (piece_bytes + 15) / 16);
+    for (size_t i = 0; i + 1 < n; ++i) acc = bc_gf128_xor(bc_gf128_mul(acc, hp), partials[i]);
+    const size_t last = total_bytes - (n - 1) * piece_bytes;
+    acc = ghash_fold(acc, partials[n - 1], (last + 15) / 16, h);
+    secure_wipe_object(hp);
+    return acc;
+}
+
 void gcm_inc32(uint8_t ctr[16], uint64_t n) {
     uint32_t c = bc_load_be32(ctr + 12);
     c += static_cast<uint32_t>(n);

@@ -22,6 +22,11 @@ bc_gf128 ghash_partial(bc_gf128 h, const uint8_t* data, size_t len);
 // acc = acc * H^nblocks + partial: appends a piece of nblocks blocks.
 bc_gf128 ghash_fold(bc_gf128 acc, bc_gf128 partial, uint64_t nblocks, bc_gf128 h);
 
+// The partials of n pieces in order, each of piece_bytes but the last (total_bytes in all),
+// folded into one: two powers of H and a multiply a piece, where ghash_fold a piece takes a
+// power a piece (64 pieces of a 16 MiB message: ~0.5 ms on one core).
+bc_gf128 ghash_fold_pieces(const bc_gf128* partials, size_t n, size_t piece_bytes, size_t total_bytes, bc_gf128 h);
+
 // Adds n to the low 32 bits of a counter block, big-endian, modulo 2^32 (GCM's inc32).
 void gcm_inc32(uint8_t ctr[16], uint64_t n);
 

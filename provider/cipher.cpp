@@ -93,6 +93,7 @@ struct CipherCtx {
     EVP_CIPHER_CTX* inner = nullptr;
     bool inner_keyed = false;  // inner holds this key (it always has this key length, IV length and direction)
     bool tls = false;          // TLS 1.2 record mode: OpenSSL's path only
+    size_t threshold = 0;      // threshold_for this algorithm, fixed for the provider's life
     uint64_t msg_bytes = 0;    // input of this message so far (bulkcrypt's path)
     std::vector<unsigned char> chain, tail;  // CBC on bulkcrypt's path: see follow_ciphertext
     bool failed = false;
@@ -140,6 +141,7 @@ void* new_ctx(void* provctx, size_t index) {
     if (!c) return nullptr;
     c->prov = static_cast<ProviderContext*>(provctx);
     c->alg = &algs()[index];
+    c->threshold = threshold_for(c->prov, c->alg->name);
     c->keylen = c->alg->info.key_size;
     c->ivlen = c->alg->info.iv_size;
     c->taglen = c->alg->info.tag_size ? c->alg->info.tag_size : 16;
@@ -154,6 +156,7 @@ void* dup_ctx(void* vctx) {
     if (!d) return nullptr;
     d->prov = c->prov;
     d->alg = c->alg;
+    d->threshold = c->threshold;
     d->enc = c->enc;
     d->key = c->key;
     d->iv = c->iv;
@@ -272,7 +275,7 @@ int use_openssl(CipherCtx* c, const EVP_CIPHER* e) {
 int choose_path(CipherCtx* c, size_t n) {
     if (c->path != CipherCtx::Path::Undecided) return 1;
     if (!c->key_set || (c->ivlen && !c->iv_set)) return 0;
-    const EVP_CIPHER* e = n < threshold_for(c->prov, c->alg->name) || c->tls ? openssl_cipher(c->prov, c->alg) : nullptr;
+    const EVP_CIPHER* e = n < c->threshold || c->tls ? openssl_cipher(c->prov, c->alg) : nullptr;
     // OpenSSL's cipher may refuse a setting bulkcrypt's takes (ChaCha20-Poly1305's short
     // nonces before OpenSSL 3.2): bulkcrypt's path then runs the message
     bool openssl = false;
@@ -496,7 +499,7 @@ int get_one(CipherCtx* c, OSSL_PARAM* p) {
         std::vector<unsigned char> iv;
         return updated_iv(c, &iv) && OSSL_PARAM_set_octet_string(p, iv.data(), iv.size());
     }
-    if (!std::strcmp(k, "bulkcrypt-threshold")) return OSSL_PARAM_set_size_t(p, threshold_for(c->prov, c->alg->name));
+    if (!std::strcmp(k, "bulkcrypt-threshold")) return OSSL_PARAM_set_size_t(p, c->threshold);
     for (const char* name : kTlsGettable) {
         if (std::strcmp(k, name) != 0) continue;
         OSSL_PARAM one[] = {*p, OSSL_PARAM_END};

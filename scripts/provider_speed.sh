@@ -2,14 +2,14 @@
 # `openssl speed -evp` with and without bulkcrypt's provider, one process each, in turns on
 # the same machine: the rates the issue of the provider asks for, and the threshold's
 # measurement. Writes one TSV line a run: setting, cipher, direction, bytes, bytes/s.
-#   scripts/provider_speed.sh PROVIDER_DIR OUT.tsv [quick | gpu]   (gpu: the GPU's ciphers only)
+#   scripts/provider_speed.sh PROVIDER_DIR RESULTS.tsv [quick | gpu]   (gpu: the GPU's ciphers only)
 # Settings: openssl (OpenSSL's default and legacy providers alone), shipped (the provider
 # as installed: device auto, the measured thresholds), cpu / cuda (device cpu or cuda:0),
 # direct-cpu / direct-cuda (threshold 0 on that device: every call on bulkcrypt's path, to
 # find where it overtakes OpenSSL's one core).
 set -uo pipefail
 dir=$(cd "$1" && pwd)
-out=$2
+tsv=$2
 quick=${3:-}
 gpu_only=; [ "$quick" = gpu ] && gpu_only=1 && quick=
 work=$(mktemp -d)
@@ -50,7 +50,7 @@ run() {  # run SETTING CIPHER DIRECTION BYTES
     [ "${dev:-0}" = 0 ] && [ "${fb:-0}" = 0 ] && rate=failed
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$setting" "$cipher" "$dirn" "$bytes" "${rate:-failed}" "$dev" "$fb" "$name" |
-    tee -a "$out"
+    tee -a "$tsv"
 }
 
 # 1. Small calls: the threshold keeps them on OpenSSL's cipher (within 5 %).

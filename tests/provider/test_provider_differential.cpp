@@ -12,13 +12,8 @@
 
 #include "provider_env.h"
 
+namespace bcp {
 namespace {
-
-using bcp::Bytes;
-using bcp::Feed;
-using bcp::Message;
-using bcp::Outcome;
-using bcp::ProviderEnv;
 
 // The ciphers both providers have, by OpenSSL's name.
 std::vector<std::string> shared_ciphers() {
@@ -138,3 +133,4 @@ INSTANTIATE_TEST_SUITE_P(Shared, ProviderDifferential, ::testing::ValuesIn(share
 });
 
 }  // namespace
+}  // namespace bcp

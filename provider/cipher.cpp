@@ -2,8 +2,8 @@
 // the cipher (and bulkcrypt's beside it), else under bulkcrypt's name.
 //
 // A context keeps its key bytes until the first piece of data decides the path: under the
-// provider's threshold, OpenSSL's own implementation (an inner EVP_CIPHER_CTX from the
-// provider's library context); otherwise a bulkcrypt key and stream on the provider's
+// provider's threshold, OpenSSL's own implementation (from the provider's library context,
+// called through its provider's dispatch: openssl_cipher.h); otherwise a bulkcrypt key and stream on the provider's
 // device. AAD given before that is kept and replayed. Streams write every byte of CTR,
 // stream ciphers and AEADs at the update that brings it, as EVP expects of ciphers of
 // block size 1; ECB and CBC keep what EVP allows (under a block, or the last block when
@@ -30,6 +30,7 @@
 #include <new>
 #include <utility>
 
+#include "openssl_cipher.h"
 #include "provider.h"
 
 namespace bc_provider {
@@ -90,7 +91,7 @@ struct CipherCtx {
     enum class Path { Undecided, Device, OpenSsl } path = Path::Undecided;
     bc_key* bkey = nullptr;
     bc_stream* stream = nullptr;
-    EVP_CIPHER_CTX* inner = nullptr;
+    OpenSslCtx inner;          // OpenSSL's path
     bool inner_keyed = false;  // inner holds this key (it always has this key length, IV length and direction)
     bool tls = false;          // TLS 1.2 record mode: OpenSSL's path only
     size_t threshold = 0;      // threshold_for this algorithm, fixed for the provider's life
@@ -106,8 +107,7 @@ void wipe(std::vector<unsigned char>& v) {
 
 // Drops OpenSSL's keyed context: the key, its length, the IV length or the direction changed.
 void drop_inner(CipherCtx* c) {
-    EVP_CIPHER_CTX_free(c->inner);  // cleanses its key schedule
-    c->inner = nullptr;
+    c->inner.reset();  // OpenSSL cleanses its key schedule
     c->inner_keyed = false;
 }
 
@@ -227,41 +227,38 @@ struct CipherTable {
     std::deque<std::string> strings;  // stable addresses for the names and properties
     std::vector<std::array<OSSL_DISPATCH, 16>> dispatch;
     std::vector<OSSL_ALGORITHM> algorithms;
-    std::vector<EVP_CIPHER*> openssl;  // by algorithm index
+    std::vector<EVP_CIPHER*> fetched;      // by algorithm index: holds OpenSSL's provider loaded
+    std::vector<OpenSslCipher> openssl;    // by algorithm index: newctx null where OpenSSL lacks it
 };
 
 namespace {
 
-const EVP_CIPHER* openssl_cipher(const ProviderContext* p, const Alg* a) {
+const OpenSslCipher* openssl_cipher(const ProviderContext* p, const Alg* a) {
     const size_t i = static_cast<size_t>(a - algs().data());
-    return p->ciphers && i < p->ciphers->openssl.size() ? p->ciphers->openssl[i] : nullptr;
+    if (!p->ciphers || i >= p->ciphers->openssl.size() || !p->ciphers->openssl[i].newctx) return nullptr;
+    return &p->ciphers->openssl[i];
 }
 
 // Puts the message on OpenSSL's path: the keyed inner context, re-keyed only when the key
-// or its shape changed, else given this message's IV.
-int use_openssl(CipherCtx* c, const EVP_CIPHER* e) {
+// or its shape changed, else given this message's IV (the calls EVP_CipherInit_ex2 makes).
+int use_openssl(CipherCtx* c, const OpenSslCipher* o) {
     const unsigned char* iv = c->iv.empty() ? nullptr : c->iv.data();
-    const int enc = c->enc ? 1 : 0;
-    int ok = 1;
-    if (c->inner && c->inner_keyed) {
-        ok = EVP_CipherInit_ex2(c->inner, nullptr, nullptr, iv, enc, nullptr);
-    } else if (c->inner) {  // same cipher, key length, IV length and direction: a new key only
-        ok = EVP_CipherInit_ex2(c->inner, nullptr, c->key.data(), iv, enc, nullptr);
-        c->inner_keyed = ok != 0;
-    } else {
-        drop_inner(c);
-        c->inner = EVP_CIPHER_CTX_new();
-        ok = c->inner && EVP_CipherInit_ex2(c->inner, e, nullptr, nullptr, enc, nullptr);
+    bool ok = true;
+    if (!c->inner) {
+        ok = c->inner.create(o);
         if (ok && c->alg->aead && c->ivlen != c->alg->info.iv_size)
-            ok = EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_SET_IVLEN, static_cast<int>(c->ivlen), nullptr) > 0;
+            ok = c->inner.set_size(OSSL_CIPHER_PARAM_AEAD_IVLEN, c->ivlen);
         if (ok && c->alg->info.key_size_min != c->alg->info.key_size_max)
-            ok = EVP_CIPHER_CTX_set_key_length(c->inner, static_cast<int>(c->keylen));
-        if (ok) ok = EVP_CipherInit_ex2(c->inner, nullptr, c->key.data(), iv, enc, nullptr);
-        c->inner_keyed = ok != 0;
+            ok = c->inner.set_size(OSSL_CIPHER_PARAM_KEYLEN, c->keylen);
+        c->inner_keyed = false;
     }
-    if (ok && c->alg->padding_mode) ok = EVP_CIPHER_CTX_set_padding(c->inner, c->padding ? 1 : 0);
-    int l = 0;
-    if (ok && !c->aad.empty()) ok = EVP_CipherUpdate(c->inner, nullptr, &l, c->aad.data(), static_cast<int>(c->aad.size()));
+    // same cipher, key length, IV length and direction: a new key, or none when it is in place
+    if (ok) ok = c->inner.init(c->enc, c->inner_keyed ? nullptr : c->key.data(), c->keylen, iv, c->iv.size());
+    c->inner_keyed = ok;
+    if (ok && c->alg->padding_mode) ok = c->inner.set_uint(OSSL_CIPHER_PARAM_PADDING, c->padding ? 1 : 0);
+    size_t l = 0;
+    // an output size as EVP gives it: OpenSSL's AEADs check it against AAD too
+    if (ok && !c->aad.empty()) ok = o->update(c->inner.ctx, nullptr, &l, c->aad.size(), c->aad.data(), c->aad.size());
     if (!ok) {
         drop_inner(c);
         return 0;
@@ -275,7 +272,7 @@ int use_openssl(CipherCtx* c, const EVP_CIPHER* e) {
 int choose_path(CipherCtx* c, size_t n) {
     if (c->path != CipherCtx::Path::Undecided) return 1;
     if (!c->key_set || (c->ivlen && !c->iv_set)) return 0;
-    const EVP_CIPHER* e = n < c->threshold || c->tls ? openssl_cipher(c->prov, c->alg) : nullptr;
+    const OpenSslCipher* e = n < c->threshold || c->tls ? openssl_cipher(c->prov, c->alg) : nullptr;
     // OpenSSL's cipher may refuse a setting bulkcrypt's takes (ChaCha20-Poly1305's short
     // nonces before OpenSSL 3.2): bulkcrypt's path then runs the message
     bool openssl = false;
@@ -325,7 +322,7 @@ void follow_ciphertext(CipherCtx* c, const unsigned char* p, size_t n) {
 bool updated_iv(const CipherCtx* c, std::vector<unsigned char>* iv) {
     if (c->path == CipherCtx::Path::OpenSsl) {
         iv->assign(EVP_MAX_IV_LENGTH, 0);
-        if (!EVP_CIPHER_CTX_get_updated_iv(c->inner, iv->data(), iv->size())) return false;
+        if (!c->inner.get_octets(OSSL_CIPHER_PARAM_UPDATED_IV, iv->data(), iv->size())) return false;
         iv->resize(c->iv.size());
         return true;
     }
@@ -345,8 +342,10 @@ bool updated_iv(const CipherCtx* c, std::vector<unsigned char>* iv) {
     return true;
 }
 
-int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in, size_t inl) {
-    auto* c = static_cast<CipherCtx*>(vctx);
+// Every update but those of small messages, which update() hands to OpenSSL's cipher; out
+// of line, so that their path saves no registers.
+__attribute__((noinline)) int update_other(CipherCtx* c, unsigned char* out, size_t* outl, size_t outsize,
+                                           const unsigned char* in, size_t inl) {
     *outl = 0;
     if (c->failed) return 0;
     if (c->alg->aead && out == nullptr) {  // AAD
@@ -355,18 +354,12 @@ int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
             return 1;
         }
         if (c->path == CipherCtx::Path::Device) return bc_stream_aad(c->stream, in, inl) == BC_OK;
-        int l = 0;
-        return EVP_CipherUpdate(c->inner, nullptr, &l, in, static_cast<int>(inl));
+        return c->inner.fn->update(c->inner.ctx, nullptr, outl, inl, in, inl);  // TLS 1.2 record
     }
     if (c->path == CipherCtx::Path::Undecided && !choose_path(c, inl)) return c->failed = true, 0;
     if (c->tls) c->prov->fallback_calls++;  // each TLS 1.2 record is one message
-    if (c->path == CipherCtx::Path::OpenSsl) {
-        int l = 0;
-        // a TLS 1.2 record that fails its check fails alone: the context serves the next one
-        if (!EVP_CipherUpdate(c->inner, out, &l, in, static_cast<int>(inl))) return c->failed = !c->tls, 0;
-        *outl = static_cast<size_t>(l);
-        return 1;
-    }
+    if (c->path == CipherCtx::Path::OpenSsl)  // a TLS 1.2 record: one that fails its check fails alone
+        return c->inner.fn->update(c->inner.ctx, out, outl, outsize, in, inl);
     if (!c->enc && c->alg->mode == EVP_CIPH_CBC_MODE) follow_ciphertext(c, in, inl);  // before an in-place call overwrites it
     size_t n = 0;
     if (c->alg->xts) {  // one data unit
@@ -382,6 +375,13 @@ int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const u
     return 1;
 }
 
+int update(void* vctx, unsigned char* out, size_t* outl, size_t outsize, const unsigned char* in, size_t inl) {
+    auto* c = static_cast<CipherCtx*>(vctx);
+    // small messages: straight to OpenSSL's cipher, AAD included (its failures are its own)
+    if (c->path == CipherCtx::Path::OpenSsl && !c->tls) return c->inner.fn->update(c->inner.ctx, out, outl, outsize, in, inl);
+    return update_other(c, out, outl, outsize, in, inl);
+}
+
 int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
     auto* c = static_cast<CipherCtx*>(vctx);
     *outl = 0;
@@ -392,12 +392,8 @@ int final(void* vctx, unsigned char* out, size_t* outl, size_t outsize) {
         ~TagUsed() { c->tag_set = false; }
     } used{c};
     if (c->path == CipherCtx::Path::OpenSsl) {
-        if (c->alg->aead && !c->enc &&
-            EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_SET_TAG, static_cast<int>(c->taglen), c->tag) <= 0)
-            return 0;
-        int l = 0;
-        if (!EVP_CipherFinal_ex(c->inner, out, &l)) return c->failed = true, 0;
-        *outl = static_cast<size_t>(l);
+        if (c->alg->aead && !c->enc && !c->inner.set_octets(OSSL_CIPHER_PARAM_AEAD_TAG, c->tag, c->taglen)) return 0;
+        if (!c->inner.fn->final(c->inner.ctx, out, outl, outsize)) return c->failed = true, 0;
         c->tag_ready = c->alg->aead && c->enc;  // in the inner context until asked for (most callers of
                                                 // small messages, TLS records, ask once)
         return 1;
@@ -466,14 +462,14 @@ int set_tls_params(CipherCtx* c, const OSSL_PARAM params[]) {
         if (const OSSL_PARAM* p = OSSL_PARAM_locate_const(params, name)) tls.push_back(*p);
     if (tls.empty()) return 1;
     tls.push_back(OSSL_PARAM_construct_end());
-    const EVP_CIPHER* e = openssl_cipher(c->prov, c->alg);
+    const OpenSslCipher* e = openssl_cipher(c->prov, c->alg);
     if (!e || !c->key_set) return 0;
     if (!c->tls) {
         reset_message(c);
         if (!use_openssl(c, e)) return 0;
         c->tls = true;
     }
-    return EVP_CIPHER_CTX_set_params(c->inner, tls.data());
+    return c->inner.fn->set_ctx_params(c->inner.ctx, tls.data());
 }
 
 
@@ -489,7 +485,7 @@ int get_one(CipherCtx* c, OSSL_PARAM* p) {
     if (!std::strcmp(k, OSSL_CIPHER_PARAM_AEAD_TAG)) {
         if (!c->alg->aead || !c->enc || !c->tag_ready || p->data_size == 0 || p->data_size > c->taglen) return 0;
         if (c->path == CipherCtx::Path::OpenSsl &&  // OpenSSL's path keeps it in its context
-            EVP_CIPHER_CTX_ctrl(c->inner, EVP_CTRL_AEAD_GET_TAG, static_cast<int>(c->taglen), c->tag) <= 0)
+            !c->inner.get_octets(OSSL_CIPHER_PARAM_AEAD_TAG, c->tag, c->taglen))
             return 0;
         return OSSL_PARAM_set_octet_string(p, c->tag, p->data_size);
     }
@@ -503,7 +499,7 @@ int get_one(CipherCtx* c, OSSL_PARAM* p) {
     for (const char* name : kTlsGettable) {
         if (std::strcmp(k, name) != 0) continue;
         OSSL_PARAM one[] = {*p, OSSL_PARAM_END};
-        if (!c->tls || !EVP_CIPHER_CTX_get_params(c->inner, one)) return 0;
+        if (!c->tls || !c->inner.fn->get_ctx_params(c->inner.ctx, one)) return 0;
         p->return_size = one[0].return_size;
         return 1;
     }
@@ -638,7 +634,13 @@ const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
         EVP_CIPHER* e = EVP_CIPHER_fetch(p->fallback_libctx, v[i].name.c_str(), nullptr);
         std::string names = v[i].name;
         if (e) names = openssl_names(e, v[i].name);
-        t->openssl.push_back(e);
+        t->fetched.push_back(e);
+        // OpenSSL's implementation serves small messages when it takes bulkcrypt's IV length
+        OpenSslCipher o;
+        if (e && EVP_CIPHER_get_iv_length(e) == static_cast<int>(v[i].info.iv_size) && resolve_openssl_cipher(e, &o))
+            t->openssl.push_back(o);
+        else
+            t->openssl.push_back({});
         t->strings.push_back(names);
         const char* name_str = t->strings.back().c_str();
         t->strings.push_back(props);
@@ -671,7 +673,7 @@ const OSSL_ALGORITHM* cipher_algorithms(ProviderContext* p) {
 
 void free_cipher_table(ProviderContext* p) {
     if (!p->ciphers) return;
-    for (EVP_CIPHER* e : p->ciphers->openssl) EVP_CIPHER_free(e);
+    for (EVP_CIPHER* e : p->ciphers->fetched) EVP_CIPHER_free(e);
     delete p->ciphers;
     p->ciphers = nullptr;
 }

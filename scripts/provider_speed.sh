@@ -2,7 +2,10 @@
 # `openssl speed -evp` with and without bulkcrypt's provider, one process each, in turns on
 # the same machine: the rates the issue of the provider asks for, and the threshold's
 # measurement. Writes one TSV line a run: setting, cipher, direction, bytes, bytes/s.
-#   scripts/provider_speed.sh PROVIDER_DIR RESULTS.tsv [quick | gpu]   (gpu: the GPU's ciphers only)
+#   scripts/provider_speed.sh PROVIDER_DIR RESULTS.tsv [quick | gpu | lines]
+# gpu: the GPU's ciphers only; lines: the issue's lines alone (small and large calls, no
+# threshold sweep). SMALL_REPS: pairs of small-call runs a size (default 1), in turns, so
+# that drift of the machine's speed shows as spread rather than as a ratio.
 # Settings: openssl (OpenSSL's default and legacy providers alone), shipped (the provider
 # as installed: device auto, the measured thresholds), cpu / cuda (device cpu or cuda:0),
 # direct-cpu / direct-cuda (threshold 0 on that device: every call on bulkcrypt's path, to
@@ -12,6 +15,7 @@ dir=$(cd "$1" && pwd)
 tsv=$2
 quick=${3:-}
 gpu_only=; [ "$quick" = gpu ] && gpu_only=1 && quick=
+lines=; [ "$quick" = lines ] && lines=1 && quick=
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$(dirname "$0")/../tests/provider/provider_conf.sh"
@@ -56,12 +60,14 @@ run() {  # run SETTING CIPHER DIRECTION BYTES
 # 1. Small calls: the threshold keeps them on OpenSSL's cipher (within 5 %).
 small_ciphers="aes-256-gcm chacha20-poly1305 aes-128-ctr camellia-128-ctr des-ede3"
 [ -n "$quick" ] && small_ciphers="aes-256-gcm"
-secs=2
+secs=${SMALL_SECS:-2}
 [ -n "$gpu_only" ] && small_ciphers=
 for c in $small_ciphers; do
   for b in 16 256 1024 8192 16384; do
-    run openssl "$c" encrypt "$b"
-    run shipped "$c" encrypt "$b"
+    for _ in $(seq "${SMALL_REPS:-1}"); do
+      run openssl "$c" encrypt "$b"
+      run shipped "$c" encrypt "$b"
+    done
   done
 done
 # 2. The thresholds: bulkcrypt's path for each call size against OpenSSL's cipher, on the
@@ -71,7 +77,9 @@ sweep() {  # sweep SETTING CIPHERS SIZES
   local c b
   for c in $2; do for b in $3; do run openssl "$c" encrypt "$b"; run "$1" "$c" encrypt "$b"; done; done
 }
-if [ -n "$gpu_only" ]; then
+if [ -n "$lines" ]; then
+  :
+elif [ -n "$gpu_only" ]; then
   sweep direct-cuda "des-ede3 camellia-128-ctr seed-ecb" "65536 262144 1048576 4194304"
 elif [ -n "$quick" ]; then
   sweep direct-cpu "aes-256-gcm" "262144 1048576 4194304"

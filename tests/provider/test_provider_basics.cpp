@@ -133,6 +133,51 @@ TEST(ProviderBasics, ReusesAKeyedContext) {
     }
 }
 
+// A keyed context re-initialised with a key that differs in one byte (first, middle, last)
+// takes the new key on both paths; with the same key it keeps its state and still agrees.
+TEST(ProviderBasics, RekeysWhenAnyKeyByteChanges) {
+    for (ProviderEnv* env : {&bcp::default_settings(), &bcp::bulkcrypt_path()}) {
+        ASSERT_TRUE(env->loaded()) << env->error();
+        for (const char* name : {"AES-192-CTR", "ChaCha20-Poly1305", "BF-ECB"}) {
+            EVP_CIPHER* ours = env->ours(name);
+            EVP_CIPHER* theirs = env->theirs(name);
+            ASSERT_TRUE(ours && theirs) << name;
+            // Blowfish with a 13-byte key: a length that is not a whole number of words
+            const bool bf = std::string(name) == "BF-ECB";
+            const size_t keylen = bf ? 13 : static_cast<size_t>(EVP_CIPHER_get_key_length(ours));
+            const size_t ivlen = static_cast<size_t>(EVP_CIPHER_get_iv_length(ours));
+            std::mt19937 rng(11);
+            Bytes key = bcp::random_bytes(keylen, rng);
+            const Bytes iv = bcp::random_bytes(ivlen, rng), pt = bcp::random_bytes(64, rng);
+            EVP_CIPHER_CTX* a = EVP_CIPHER_CTX_new();
+            ASSERT_EQ(1, EVP_EncryptInit_ex2(a, ours, nullptr, nullptr, nullptr));
+            EVP_CIPHER_CTX_set_padding(a, 0);
+            if (bf) ASSERT_EQ(1, EVP_CIPHER_CTX_set_key_length(a, static_cast<int>(keylen)));
+            const long kSameKey = -1;
+            for (long flip : {0L, static_cast<long>(keylen / 2), static_cast<long>(keylen - 1), kSameKey}) {
+                if (flip != kSameKey) key[static_cast<size_t>(flip)] ^= 0x80;
+                Bytes want(pt.size() + 16), got(pt.size() + 16);
+                int l = 0, f = 0;
+                EVP_CIPHER_CTX* b = EVP_CIPHER_CTX_new();
+                ASSERT_EQ(1, EVP_EncryptInit_ex2(b, theirs, nullptr, nullptr, nullptr));
+                if (bf) ASSERT_EQ(1, EVP_CIPHER_CTX_set_key_length(b, static_cast<int>(keylen)));
+                ASSERT_EQ(1, EVP_EncryptInit_ex2(b, nullptr, key.data(), ivlen ? iv.data() : nullptr, nullptr));
+                EVP_CIPHER_CTX_set_padding(b, 0);
+                ASSERT_EQ(1, EVP_EncryptUpdate(b, want.data(), &l, pt.data(), static_cast<int>(pt.size())));
+                ASSERT_EQ(1, EVP_EncryptFinal_ex(b, want.data() + l, &f));
+                EVP_CIPHER_CTX_free(b);
+                ASSERT_EQ(1, EVP_EncryptInit_ex2(a, nullptr, key.data(), ivlen ? iv.data() : nullptr, nullptr));
+                ASSERT_EQ(1, EVP_EncryptUpdate(a, got.data(), &l, pt.data(), static_cast<int>(pt.size())));
+                ASSERT_EQ(1, EVP_EncryptFinal_ex(a, got.data() + l, &f));
+                EXPECT_TRUE(want == got) << name << ", key byte changed: " << flip;
+            }
+            EVP_CIPHER_CTX_free(a);
+            EVP_CIPHER_free(ours);
+            EVP_CIPHER_free(theirs);
+        }
+    }
+}
+
 // OpenSSL refuses XTS keys whose two halves are equal when encrypting; so does the provider.
 TEST(ProviderBasics, RefusesEqualXtsHalvesWhenEncrypting) {
     ProviderEnv& env = bcp::bulkcrypt_path();

@@ -1,5 +1,7 @@
 #include "tuning/tuning.h"
 
+#include "tuning/tuned.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -34,6 +36,9 @@ int device_specificity(const DeviceClass& c) {
 }
 
 const Tuning& select(const DeviceTraits& dev, const char* family, const char* mode) {
+    // This machine's measurements of this very device first (tuning/tuned.h)
+    if (dev.tuned)
+        if (const Tuning* t = find_tuned(dev, family, mode)) return *t;
     size_t n = 0;
     const Tuning* table = default_table(&n);
     const Tuning* best = nullptr;
@@ -125,6 +130,7 @@ Tuning apply_overrides(const Tuning& t, const Overrides& o) {
     if (o.aes_variant >= 0) r.kernel.variant = o.aes_variant;
     if (o.ghash_variant >= 0) r.ghash.variant = o.ghash_variant;
     if (o.pair_cc_waves > 0) r.pair.variant = o.pair_cc_waves;
+    if (o.work_group > 0) r.kernel.threads_per_block = o.work_group;
     return r;
 }
 
@@ -151,6 +157,13 @@ bool parse_option(const std::string& key, const std::string& value, Overrides* o
     } else if (key == "cuda.pair_cc_waves") {
         if (parse_int(value, 1, kMaxPairCcWaves, &o->pair_cc_waves)) return true;
         *why = "cuda.pair_cc_waves takes 1.." + std::to_string(kMaxPairCcWaves);
+    } else if (key == "opencl.work_group") {
+        if (parse_int(value, 1, kMaxWorkGroup, &o->work_group)) return true;
+        *why = "opencl.work_group takes 1.." + std::to_string(kMaxWorkGroup);
+    } else if (key == "tuning") {
+        o->shipped_only = value == "shipped";
+        if (value == "shipped" || value == "tuned") return true;
+        *why = "tuning takes tuned|shipped";
     } else {
         *known = false;
         return true;

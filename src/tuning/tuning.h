@@ -5,9 +5,11 @@
 // backend knows of its device (DeviceTraits) and an algorithm to the most specific entry of
 // the shipped table (defaults.cpp), which ends in fallbacks for unknown devices. Every entry
 // says where its numbers came from (provenance: the device, driver, date and the
-// bench/results/ folder of the run, or why it is an estimate). Context options override
-// single fields per context (apply_overrides). A tuner that measures a device fills entries
-// of the same shape.
+// bench/results/ folder of the run, or why it is an estimate). Entries that `bulkcrypt tune`
+// measured on this machine (tuning/tuned.h: loaded from the cache when a backend opens its
+// device) come before the shipped table for their exact device. Context options override
+// single fields per context (apply_overrides), and tuning=shipped sets the tuned entries
+// aside.
 //
 // Below the engine and the backends: it includes nothing of them, they read it.
 #pragma once
@@ -30,6 +32,7 @@ struct DeviceTraits {
     int cc_minor = 0;
     int sms = 0;          // multiprocessors (CUDA) or compute units (OpenCL); 0 when unknown
     bool gpu = true;      // OpenCL: a GPU (false: a CPU or other device)
+    bool tuned = true;    // entries tuned on this machine apply (false: the shipped table alone)
 };
 
 // One kernel's launch shape. A field a kernel does not use is 0.
@@ -104,13 +107,17 @@ struct Overrides {
     int pair_cc_waves = 0;     // cuda.pair_cc_waves=1..8
     int xts_layout = -1;       // cuda.xts_layout=interleaved|tiles|interleaved-smem (generic small-unit XTS)
     int blocks_per_sm = 0;     // cuda.blocks_per_sm=1..64: the CUDA grid cap an SM, as given
+    int work_group = 0;        // opencl.work_group=1..1024: the OpenCL kernels' work-group size
+    bool shipped_only = false; // tuning=shipped: the shipped table, not this machine's tuned entries
 };
+constexpr int kMaxWorkGroup = 1024;
 constexpr int kMaxDepth = 32;          // depth= accepts 1..kMaxDepth
 constexpr int kMaxPairCcWaves = 8;
 constexpr int kMaxBlocksPerSm = 64;
 
 // Parses one context option whose key this layer owns ("depth", "cuda.aes_variant",
-// "cuda.ghash", "cuda.pair_cc_waves", "cuda.xts_layout", "cuda.blocks_per_sm") into o. Returns false with *why set for a bad value;
+// "cuda.ghash", "cuda.pair_cc_waves", "cuda.xts_layout", "cuda.blocks_per_sm",
+// "opencl.work_group", "tuning" = tuned | shipped) into o. Returns false with *why set for a bad value;
 // *known = false (and true returned) for a key that is not a tuning key.
 bool parse_option(const std::string& key, const std::string& value, Overrides* o, bool* known, std::string* why);
 

@@ -14,6 +14,7 @@
 
 #include "bulkcrypt/bulkcrypt.h"
 #include "catalog/catalog.h"
+#include "tuning/tuned.h"
 #include "tuning/tuning.h"
 
 namespace {
@@ -188,14 +189,15 @@ TEST(Tuning, OverridesReplaceFieldsOfTheEntry) {
 TEST(Tuning, ContextOptionsAreParsedAndBadValuesRefused) {
     bc_context* ctx = nullptr;
     ASSERT_EQ(BC_OK, bc_context_create("cpu", "depth=6,cuda.aes_variant=pair-cc,cuda.ghash=planes,cuda.pair_cc_waves=2,chunk=65536,"
-                                        "cuda.xts_layout=tiles,cuda.blocks_per_sm=3", &ctx))
+                                        "cuda.xts_layout=tiles,cuda.blocks_per_sm=3,opencl.work_group=64,tuning=shipped", &ctx))
         << bc_last_error();
     bc_context_destroy(ctx);
     // a table form exists for SEED only
     ASSERT_EQ(BC_OK, bc_context_create("cpu", "seed=table,seed=bitsliced", &ctx)) << bc_last_error();
     bc_context_destroy(ctx);
     for (const char* bad : {"cuda.aes_variant=fastest", "cuda.ghash=3", "depth=0", "depth=33", "cuda.pair_cc_waves=0",
-                            "cuda.xts_layout=2", "cuda.blocks_per_sm=x", "chunk=100", "cuda.aes_bs=pair", "clefia=table", "seed=tables", "seed_table=table"}) {
+                            "cuda.xts_layout=2", "cuda.blocks_per_sm=x", "chunk=100", "opencl.work_group=0",
+                            "opencl.work_group=2048", "tuning=fast", "cuda.aes_bs=pair", "clefia=table", "seed=tables", "seed_table=table"}) {
         ctx = nullptr;
         EXPECT_EQ(BC_ERR_BAD_OPTION, bc_context_create("cpu", bad, &ctx)) << bad;
         EXPECT_EQ(nullptr, ctx) << bad;
@@ -227,3 +229,75 @@ TEST(Tuning, NoEnvironmentVariableChoosesCudaKernels) {
 }
 
 }  // namespace
+
+namespace {
+
+bc::tuning::TunedEntry tuned_entry(const char* family, const char* mode, int threads) {
+    bc::tuning::TunedEntry e;
+    e.family = family;
+    e.mode = mode;
+    e.kernel = {threads, 8, 0, 0};
+    e.rate_gbs = 2;
+    e.default_gbs = 1;
+    e.date = "2026-11-27";
+    return e;
+}
+
+bc::tuning::DeviceIdentity identity_of(const DeviceTraits& d) {
+    bc::tuning::DeviceIdentity id;
+    id.kind = bc::tuning::device_kind_name(d.kind);
+    id.name = d.name;
+    return id;
+}
+
+}  // namespace
+
+// Entries tuned on this machine come first, for their exact device and family; a context
+// with tuning=shipped (DeviceTraits::tuned false) and other devices see the shipped table.
+TEST(Tuning, TunedEntriesComeFirstForTheirDeviceOnly) {
+    DeviceTraits gpu;
+    gpu.kind = DeviceKind::OpenCl;
+    gpu.name = "Some OpenCL GPU";
+    gpu.gpu = true;
+    const int shipped = bc::tuning::select_tuning(gpu).kernel.threads_per_block;
+    bc::tuning::set_tuned(identity_of(gpu), gpu,
+                          {tuned_entry("generic", "*", shipped * 2), tuned_entry("chacha", "stream", 96)});
+    EXPECT_EQ(shipped * 2, bc::tuning::select_tuning(gpu).kernel.threads_per_block);
+    EXPECT_NE(nullptr, std::strstr(bc::tuning::select_tuning(gpu).provenance, "tuned on this machine 2026-11-27"));
+    EXPECT_EQ(96, bc::tuning::select_tuning(gpu, "chacha", "stream").kernel.threads_per_block);
+    // no tuned (salsa, *) entry: the tuned device-wide entry does not stand in for a family
+    EXPECT_NE(96, bc::tuning::select_tuning(gpu, "salsa", "stream").kernel.threads_per_block);
+
+    DeviceTraits shipped_only = gpu;
+    shipped_only.tuned = false;
+    EXPECT_EQ(shipped, bc::tuning::select_tuning(shipped_only).kernel.threads_per_block);
+    DeviceTraits other = gpu;
+    other.name = "Another OpenCL GPU";
+    EXPECT_EQ(shipped, bc::tuning::select_tuning(other).kernel.threads_per_block);
+
+    // the same entries again change nothing; new ones replace them; none takes them away
+    const bc::tuning::Tuning* before = &bc::tuning::select_tuning(gpu);
+    bc::tuning::set_tuned(identity_of(gpu), gpu,
+                          {tuned_entry("generic", "*", shipped * 2), tuned_entry("chacha", "stream", 96)});
+    EXPECT_EQ(before, &bc::tuning::select_tuning(gpu));
+    bc::tuning::set_tuned(identity_of(gpu), gpu, {tuned_entry("generic", "*", 32)});
+    EXPECT_EQ(32, bc::tuning::select_tuning(gpu).kernel.threads_per_block);
+    EXPECT_EQ(shipped * 2, before->kernel.threads_per_block) << "an entry handed out stays valid";
+    bc::tuning::set_tuned(identity_of(gpu), gpu, {});
+    EXPECT_EQ(shipped, bc::tuning::select_tuning(gpu).kernel.threads_per_block);
+    bc::tuning::clear_tuned();
+}
+
+TEST(Tuning, WorkGroupOptionOverridesTheEntry) {
+    bc::tuning::Overrides o;
+    bool known = false;
+    std::string why;
+    ASSERT_TRUE(bc::tuning::parse_option("opencl.work_group", "48", &o, &known, &why));
+    ASSERT_TRUE(known);
+    ASSERT_TRUE(bc::tuning::parse_option("tuning", "shipped", &o, &known, &why));
+    EXPECT_TRUE(o.shipped_only);
+    DeviceTraits gpu;
+    gpu.kind = DeviceKind::OpenCl;
+    gpu.name = "Some OpenCL GPU";
+    EXPECT_EQ(48, bc::tuning::apply_overrides(bc::tuning::select_tuning(gpu), o).kernel.threads_per_block);
+}

@@ -1,5 +1,6 @@
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_pipeline.h"
+#include "tuning/tuned.h"
 #include "util/openssl_ctx.h"
 
 #include <cuda_runtime_api.h>
@@ -117,8 +118,10 @@ Status CudaBackend::init() {
     BC_CUDA_TRY(cudaGetDeviceProperties(&p, dev_), "cudaGetDeviceProperties");
     // Grid caps, AES and GHASH variants and MAC staging from the device's tuning entry
     // (src/tuning), with this context's overrides.
-    const tuning::DeviceTraits traits{tuning::DeviceKind::Cuda, p.name, p.major, p.minor, p.multiProcessorCount};
+    const tuning::DeviceTraits traits{tuning::DeviceKind::Cuda, p.name, p.major, p.minor, p.multiProcessorCount,
+                                      true, !opt_.tuning.shipped_only};
     traits_ = traits;
+    tuning::warn_once(tuning::load_tuned(identity(), traits_));  // this machine's tuned entries, if any
     const tuning::Tuning aes = tuning::apply_overrides(tuning::select_tuning(traits, "aes", "*"), opt_.tuning);
     shape_ = launch_shape(aes, p.multiProcessorCount);
     if (opt_.tuning.blocks_per_sm > 0) {  // cuda.blocks_per_sm=: exactly this cap, even past one wave

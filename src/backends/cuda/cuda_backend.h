@@ -21,6 +21,7 @@
 #include "cores/aes/aes.h"
 #include "modes/block/host_modes.h"
 #include "modes/gcm/ghash.h"
+#include "tuning/cache.h"
 
 namespace bc {
 namespace cuda {
@@ -103,6 +104,10 @@ public:
     Status init();
 
     const char* name() const override { return "cuda"; }
+    // What the tuning cache keys this device's entries by (cuda_identity.cpp), and the device
+    // as select_tuning sees it.
+    tuning::DeviceIdentity identity() const;
+    const tuning::DeviceTraits& traits() const { return traits_; }
     std::string device_name() const override { return name_; }
     bool supports(const Algorithm& alg) const override;
     bool supports_memory(bc_memory m) const override { return m == BC_MEMORY_HOST || m == BC_MEMORY_DEVICE; }

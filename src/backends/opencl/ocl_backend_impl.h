@@ -62,6 +62,7 @@ struct Program {
     std::vector<std::pair<std::string, KernelHandle>> kernels;
     BuildResult build;
     std::string info;      // per kernel: group limit, private and local memory
+    size_t max_group = 0;  // the smallest of its kernels' largest work-groups (0: none built)
     Status error;          // a failed build is remembered, not retried per call
     bool tried = false;
 
@@ -123,6 +124,10 @@ public:
     const DeviceInfo& device() const override { return dev_; }
     cl_context cl_ctx() const override { return ctx_.get(); }
     cl_command_queue cl_queue() const override { return slots_[0].queue.get(); }
+    tuning::DeviceIdentity identity() const override;
+    tuning::DeviceTraits traits() const override { return traits_; }
+    size_t work_group() const override { return local_; }
+    size_t kernel_work_group_limit() const override;
     std::string build_options() const override { return options_; }
     std::string build_report() const override;
     Status cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op,
@@ -200,6 +205,7 @@ private:
 
     DeviceInfo dev_;
     ContextOptions opt_;
+    tuning::DeviceTraits traits_;
     ContextHandle ctx_;
     Slot slots_[kSlots];
     std::string options_;

@@ -30,8 +30,7 @@ Status Backend::launch(cl_command_queue q, cl_kernel k, size_t items, size_t loc
 }
 
 size_t Backend::chunk_bytes(size_t align) const {
-    const tuning::DeviceTraits traits{tuning::DeviceKind::OpenCl, dev_.name, 0, 0, 0, dev_.is_gpu()};
-    size_t c = opt_.chunk ? opt_.chunk : tuning::select_tuning(traits).pipeline.chunk_bytes;  // tuning entry
+    size_t c = opt_.chunk ? opt_.chunk : tuning::select_tuning(traits_).pipeline.chunk_bytes;  // tuning entry
     size_t limit = static_cast<size_t>(dev_.max_alloc ? dev_.max_alloc / 2 : c);
     if (c > limit) c = limit;
     c = c / align * align;

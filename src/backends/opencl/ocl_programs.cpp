@@ -37,6 +37,16 @@ std::string Backend::build_report() const {
     return o.str();
 }
 
+size_t Backend::kernel_work_group_limit() const {
+    size_t limit = 0;
+    auto take = [&](const Program& p) {
+        if (p.tried && p.error.is_ok() && p.max_group && (limit == 0 || p.max_group < limit)) limit = p.max_group;
+    };
+    for (const Program& p : programs_) take(p);
+    for (const auto& b : block_programs_) take(b.second);
+    return limit;
+}
+
 Status Backend::build(Program& p, const std::string& root_name, const std::string& source,
                       const char* const* kernels) {
     p.tried = true;
@@ -57,6 +67,7 @@ Status Backend::build(Program& p, const std::string& root_name, const std::strin
         clGetKernelWorkGroupInfo(kh.get(), dev_.device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, nullptr);
         clGetKernelWorkGroupInfo(kh.get(), dev_.device, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof priv, &priv, nullptr);
         clGetKernelWorkGroupInfo(kh.get(), dev_.device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof loc, &loc, nullptr);
+        if (wg && (p.max_group == 0 || wg < p.max_group)) p.max_group = wg;
         p.info += std::string("  ") + *k + ": max group " + std::to_string(wg) + ", private " +
                   std::to_string(priv) + " B (spills when > 0 on GPUs), local " + std::to_string(loc) + " B\n";
         p.kernels.emplace_back(*k, std::move(kh));

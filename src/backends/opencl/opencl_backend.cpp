@@ -5,6 +5,7 @@
 // generic block kernels.
 #include "backends/opencl/ocl_backend_impl.h"
 
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "cores/salsa/salsa.h"
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
+#include "tuning/tuned.h"
 
 namespace bc {
 namespace ocl {
@@ -31,9 +33,13 @@ Status Backend::init() {
         s.queue.reset(clCreateCommandQueue(ctx_.get(), dev_.device, CL_QUEUE_PROFILING_ENABLE, &err));
         if (err != CL_SUCCESS) return cl_status(err, "clCreateCommandQueue");
     }
-    // Launch shapes: the device's tuning entry (src/tuning).
-    const tuning::DeviceTraits traits{tuning::DeviceKind::OpenCl, dev_.name, 0, 0, 0, dev_.is_gpu()};
-    local_ = size_t(std::max(1, tuning::select_tuning(traits).kernel.threads_per_block));
+    // Launch shapes: the device's tuning entry (src/tuning), this machine's tuned one first
+    // unless tuning=shipped, then the context's options.
+    traits_ = tuning::DeviceTraits{tuning::DeviceKind::OpenCl, dev_.name, 0, 0, 0, dev_.is_gpu(),
+                                   !opt_.tuning.shipped_only};
+    tuning::warn_once(tuning::load_tuned(identity(), traits_));
+    const tuning::Tuning t = tuning::apply_overrides(tuning::select_tuning(traits_), opt_.tuning);
+    local_ = size_t(std::max(1, t.kernel.threads_per_block));
     if (dev_.max_work_group && local_ > dev_.max_work_group) local_ = dev_.max_work_group;
     ghash_per_item_ = dev_.is_gpu() ? 16 : 64;
     // Larger MAC groups on GPUs: fewer group results for the host to fold (one
@@ -46,13 +52,38 @@ Status Backend::init() {
       << " -DBC_DEV_CPU=" << (dev_.is_cpu() ? 1 : 0)
       << " -DBC_DEV_NVIDIA=" << (dev_.vendor.find("NVIDIA") != std::string::npos ? 1 : 0)
       << " -DBC_DEV_COMPUTE_UNITS=" << dev_.compute_units
-      << " -DBC_DEV_LOCAL_MEM=" << dev_.local_mem
-      << " -DBC_DEV_LOCAL_SIZE=" << local_;
+      << " -DBC_DEV_LOCAL_MEM=" << dev_.local_mem;
+    // (the work-group size is not among them: no kernel is built around it, so every size the
+    // tuner tries runs the same cached programs)
     // aes=table: the OpenCL backend has only the constant-time bitsliced AES; the
     // option leaves it as it is (slower than asked for, never weaker). aes=generic:
     // AES's raw modes through the generic block kernels (generic_block).
     options_ = o.str();
     return Status::ok();
+}
+
+tuning::DeviceIdentity Backend::identity() const {
+    // FNV-1a over every embedded source: any kernel change makes a new identity
+    static const std::string sources = [] {
+        uint64_t h = 1469598103934665603ull;
+        for (size_t i = 0; i < kEmbeddedFileCount; ++i) {
+            const EmbeddedFile& f = kEmbeddedFiles[i];
+            for (const char* p = f.name; *p; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+            for (size_t j = 0; j < f.size; ++j) h = (h ^ static_cast<unsigned char>(f.text[j])) * 1099511628211ull;
+        }
+        char hex[17];
+        std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+        return std::string(hex);
+    }();
+    tuning::DeviceIdentity id;
+    id.kind = "opencl";
+    id.name = dev_.name;
+    id.driver = dev_.driver;
+    id.runtime = dev_.version;
+    id.arch = dev_.platform_name + " " + dev_.platform_version;
+    id.bulkcrypt = bc_version();
+    id.sources = sources;
+    return id;
 }
 
 bool Backend::supports(const Algorithm& alg) const {

@@ -13,6 +13,7 @@
 #include "backends/backend.h"
 #include "backends/opencl/cl_util.h"
 #include "modes/gcm/ghash.h"
+#include "tuning/cache.h"
 
 namespace bc {
 
@@ -21,6 +22,19 @@ public:
     virtual const ocl::DeviceInfo& device() const = 0;
     virtual cl_context cl_ctx() const = 0;
     virtual cl_command_queue cl_queue() const = 0;   // the queue of the device-buffer calls
+
+    // What the tuning cache keys this device's entries by (tuning/cache.h): the sources
+    // field hashes every embedded kernel source.
+    virtual tuning::DeviceIdentity identity() const = 0;
+    // The device as select_tuning sees it (tuned = false under tuning=shipped).
+    virtual tuning::DeviceTraits traits() const = 0;
+
+    // The work-group size of the kernels' launches (the tuning entry's, or opencl.work_group=).
+    virtual size_t work_group() const = 0;
+    // The smallest CL_KERNEL_WORK_GROUP_SIZE among the kernels of the programs built so far
+    // (their registers decide it; a launch over it is cut to a power of two under it); 0
+    // before any program is built.
+    virtual size_t kernel_work_group_limit() const = 0;
 
     // The build options (device capabilities as -D defines) of every program.
     virtual std::string build_options() const = 0;

@@ -13,6 +13,7 @@
 #include "io.h"
 #include "keys.h"
 #include "raw.h"
+#include "tune.h"
 
 using namespace bcli;
 
@@ -131,6 +132,18 @@ int main(int argc, char** argv) {
     CLI::App* list = app.add_subcommand("list", "the algorithms, their sizes and the backends that run them");
     list->add_flag("--json", list_json, "JSON output");
 
+    TuneArgs tune_args;
+    CLI::App* tune = app.add_subcommand("tune", "measure a device's launch shapes and keep the fastest correct ones");
+    tune->add_option("--device", tune_args.device, "the device to tune (default opencl:0)");
+    tune->add_option("-a,--algorithm", tune_args.algorithms, "algorithms to measure (default aes-128-ctr and chacha20)");
+    tune->add_option("--budget", tune_args.budget, "seconds for the whole search, compiles included (default 60)")
+        ->check(CLI::PositiveNumber);
+    tune->add_option("--size", tune_args.size, "bytes per timed call, in device memory (default 64M)");
+    tune->add_flag("--show", tune_args.show, "what a context on the device uses, and where it comes from");
+    tune->add_flag("--reset", tune_args.reset, "forget the device's tuned entries");
+    tune->add_flag("--emit", tune_args.emit, "print the winner as a shipped-table entry (src/tuning/defaults.cpp)");
+    tune->add_flag("--no-store", tune_args.no_store, "measure and report, but keep the cache as it is");
+
     BenchOptions bench_opt;
     std::string bench_size = "64M", bench_segment;
     CLI::App* bench = app.add_subcommand("bench", "quick throughput measurement through the C API");
@@ -169,6 +182,7 @@ int main(int argc, char** argv) {
             write_key_file(keygen_out, static_cast<size_t>(parse_size(keygen_size, "--size")), keygen_hex);
         else if (devices->parsed()) return cmd_devices(devices_json);
         else if (list->parsed()) return cmd_list(list_json);
+        else if (tune->parsed()) return cmd_tune(tune_args);
         else if (bench->parsed()) {
             bench_opt.size = parse_size(bench_size, "--size");
             if (!bench_segment.empty()) bench_opt.segment_size = parse_size(bench_segment, "--segment-size");

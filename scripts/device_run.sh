@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl ncu-blocks compare kernels cpu file roundtrip engine small
+#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl tune ncu-blocks compare kernels cpu file roundtrip engine small
 #   profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
@@ -156,6 +156,16 @@ for phase in "$@"; do
     else
       echo "blocks-old: no previous build packed"
     fi
+    ;;
+  tune)  # bulkcrypt tune on the GPU's OpenCL device, one search per algorithm of TUNE_ALGS
+    # (TUNE_BUDGET seconds each, TUNE_SIZE bytes a call), then --show; the cache in the results
+    export BULKCRYPT_TUNING_CACHE=$R/tuning.json
+    bulkcrypt devices > "$R/devices.txt" 2>&1
+    for alg in ${TUNE_ALGS:-chacha20 aes-128-ctr}; do
+      TAIL=40 step "tune-$alg" "$(( ${TUNE_BUDGET:-120} + 120 ))" bulkcrypt tune --device "${TUNE_DEVICE:-opencl:0}" \
+        -a "$alg" --budget "${TUNE_BUDGET:-120}" --size "${TUNE_SIZE:-256M}" --emit
+    done
+    step tune-show 120 bulkcrypt tune --device "${TUNE_DEVICE:-opencl:0}" --show
     ;;
   opencl)  # opencl_bench over OPENCL_ALGS on the GPU's OpenCL platform
     TAIL=60 step opencl_bench "${OPENCL_TIMEOUT:-300}" opencl_bench --algs "${OPENCL_ALGS:-aes-128-ctr,chacha20}" \

@@ -831,6 +831,45 @@ class BenchDeviceMemory(Base):
         self.assertIn(b"GPU memory", out)
 
 
+class Tune(Base):
+    """`bulkcrypt tune` on an OpenCL device: a short search stores an entry that --show then
+    reports as in use, --reset forgets it, and a bad device is a usage error."""
+
+    def setUp(self):
+        super().setUp()
+        self.env = dict(os.environ, BULKCRYPT_TUNING_CACHE=self.path("tuning.json"))
+
+    def tune(self, *args):
+        p = subprocess.run([BC, "tune", "--device", DEVICE, *args], capture_output=True, env=self.env, timeout=600)
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+    def test_tune_show_reset(self):
+        rc, out, err = self.tune("-a", "chacha20", "--budget", "15", "--size", "1M", "--emit")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("search", out)
+        self.assertIn("stored    " + self.path("tuning.json"), out)
+        self.assertIn('"generic", "*"', out)  # --emit: a shipped-table entry
+        with open(self.path("tuning.json")) as f:
+            cache = json.load(f)
+        self.assertEqual(cache["format"], 1)
+        self.assertEqual(len(cache["devices"]), 1)
+        rc, out, err = self.tune("--show")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("from the tuning cache", out)
+        rc, out, err = self.tune("--reset")
+        self.assertEqual(rc, 0, err)
+        rc, out, err = self.tune("--show")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("from the shipped table", out)
+
+    def test_bad_device_and_budget(self):
+        p = subprocess.run([BC, "tune", "--device", "opencl:x"], capture_output=True, env=self.env, timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+        p = subprocess.run([BC, "tune", "--device", DEVICE, "--budget", "0"], capture_output=True, env=self.env,
+                           timeout=60)
+        self.assertEqual(p.returncode, 1, p.stderr)
+
+
 class Memory(Base):
     """A file much larger than the memory bound streams through in bounded memory."""
 

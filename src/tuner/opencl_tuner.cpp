@@ -1,0 +1,254 @@
+// The tuner on an OpenCL device: the work-group size of the kernels (the backend builds its
+// programs for one size a device), measured on data in a device buffer by the kernels'
+// profiling events, each candidate in a context of its own with the shipped table alone
+// beneath it (tuning=shipped), so that an earlier tune cannot colour the measurement.
+#include <CL/cl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <random>
+
+#include "backends/backend.h"
+#include "backends/opencl/opencl_backend.h"
+#include "catalog/catalog.h"
+#include "tuner/tuner.h"
+#include "tuning/tuned.h"
+
+namespace bc {
+namespace tuner {
+
+namespace {
+
+// The work-group sizes tried; the device's maximum prunes the rest.
+const std::vector<int64_t> kWorkGroups = {16, 32, 64, 128, 256, 512, 1024};
+// Bytes each candidate's output is checked on against the CPU backend (whole blocks of
+// every cipher, several work-groups of every size).
+constexpr size_t kCheckBytes = size_t(1) << 20;
+
+struct Workload {
+    const Algorithm* alg = nullptr;
+    KeyMaterial key;
+    std::vector<uint8_t> iv, sample, want;  // want: the CPU backend's output on sample
+};
+
+Status open_candidate(int index, int work_group, std::unique_ptr<Backend>* be, OpenClBackend** ocl) {
+    ContextOptions o;
+    o.tuning.shipped_only = true;
+    o.tuning.work_group = work_group;
+    BC_TRY(make_opencl_backend(index, o, be));
+    *ocl = dynamic_cast<OpenClBackend*>(be->get());
+    return *ocl ? Status::ok() : Status(BC_ERR_INTERNAL, "the OpenCL backend is not an OpenClBackend");
+}
+
+// Random key, IV and sample, and the CPU backend's output on the sample.
+Status prepare(const std::string& name, Backend& cpu, std::mt19937_64& rng, Workload* w) {
+    w->alg = find_algorithm(name.c_str());
+    if (!w->alg) return Status(BC_ERR_UNKNOWN_ALGORITHM, "unknown algorithm '" + name + "'");
+    if (w->alg->mode != Mode::CTR && w->alg->mode != Mode::Stream)
+        return Status(BC_ERR_NOT_SUPPORTED, name + ": the OpenCL tuner measures CTR and stream ciphers");
+    std::vector<uint8_t> key(w->alg->key_size);
+    for (auto& b : key) b = static_cast<uint8_t>(rng());
+    w->key.alg = w->alg;
+    w->key.raw = SecureBytes(key.data(), key.size());
+    std::fill(key.begin(), key.end(), 0);
+    w->iv.assign(w->alg->iv_size, 0);
+    for (auto& b : w->iv) b = static_cast<uint8_t>(rng());
+    if (w->alg->mode == Mode::CTR && w->iv.size() >= 4) std::memset(w->iv.data() + w->iv.size() - 4, 0, 4);  // no wrap
+    w->sample.resize(kCheckBytes);
+    for (auto& b : w->sample) b = static_cast<uint8_t>(rng());
+    w->want.assign(kCheckBytes, 0);
+    const KeyMaterial& km = w->key;
+    std::unique_ptr<BackendKey> bk;
+    BC_TRY(cpu.prepare_key(km, &bk));
+    CipherOp op;
+    op.iv = w->iv.data();
+    op.iv_len = w->iv.size();
+    op.in = w->sample.data();
+    op.out = w->want.data();
+    op.len = kCheckBytes;
+    return cpu.cipher(km, *bk, op);
+}
+
+// One candidate on one algorithm: the output check, then the timed runs.
+tuning::Measurement measure(OpenClBackend& be, const Workload& w, cl_mem buf, size_t bytes, const TuneOptions& opt,
+                            bool corrupt) {
+    tuning::Measurement m;
+    const KeyMaterial& km = w.key;
+    std::unique_ptr<BackendKey> bk;
+    Status s = be.prepare_key(km, &bk);
+    std::vector<uint8_t> got(kCheckBytes);
+    CipherOp op;
+    op.iv = w.iv.data();
+    op.iv_len = w.iv.size();
+    op.in = w.sample.data();
+    op.out = got.data();
+    op.len = kCheckBytes;
+    if (s.is_ok()) s = be.cipher(km, *bk, op);
+    if (!s.is_ok()) {
+        m.error = s.detail.empty() ? bc_status_message(s.code) : s.detail;
+        return m;
+    }
+    if (corrupt) got[kCheckBytes / 2] ^= 1;
+    if (got != w.want) {
+        m.error = std::string(w.alg->name) + ": output differs from the CPU backend";
+        return m;
+    }
+    auto once = [&] {
+        tuning::Measurement r;
+        CipherOp t;
+        t.iv = w.iv.data();
+        t.iv_len = w.iv.size();
+        t.len = bytes;
+        double secs = 0;
+        const Status st = be.cipher_buffer(km, *bk, t, buf, &secs);
+        if (!st.is_ok() || secs <= 0) {
+            r.error = st.is_ok() ? "no kernel time" : st.detail;
+            return r;
+        }
+        r.ok = true;
+        r.rate = static_cast<double>(bytes) / secs / 1e9;
+        return r;
+    };
+    return tuning::median_of(once, opt.warmup, opt.runs);
+}
+
+std::string today() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char b[16];
+    std::strftime(b, sizeof b, "%Y-%m-%d", &tm);
+    return b;
+}
+
+}  // namespace
+
+Status identify_opencl(int index, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits) {
+    std::unique_ptr<Backend> be;
+    OpenClBackend* ocl = nullptr;
+    BC_TRY(open_candidate(index, 0, &be, &ocl));
+    *id = ocl->identity();
+    *traits = ocl->traits();
+    traits->tuned = true;
+    return Status::ok();
+}
+
+Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out) {
+    const auto start = std::chrono::steady_clock::now();
+    std::unique_ptr<Backend> first;
+    OpenClBackend* ocl = nullptr;
+    BC_TRY(open_candidate(index, 0, &first, &ocl));
+    out->identity = ocl->identity();
+    const ocl::DeviceInfo dev = ocl->device();
+    tuning::DeviceTraits shipped_traits = ocl->traits();
+    shipped_traits.tuned = false;
+    const tuning::Tuning shipped = tuning::select_tuning(shipped_traits);
+    std::unique_ptr<Backend> cpu;
+    BC_TRY(make_cpu_backend(ContextOptions{}, &cpu));
+    std::mt19937_64 rng(0x7475);
+    std::vector<Workload> work;
+    const std::vector<std::string> algs = opt.algorithms.empty() ? std::vector<std::string>{"aes-128-ctr", "chacha20"}
+                                                                 : opt.algorithms;
+    for (const std::string& a : algs) {
+        work.emplace_back();
+        BC_TRY(prepare(a, *cpu, rng, &work.back()));
+        // one small call builds the algorithm's program, whose kernels say how large a
+        // work-group their registers allow (the build is cached for the candidates)
+        std::unique_ptr<BackendKey> bk;
+        uint8_t block[64] = {};
+        CipherOp op;
+        op.iv = work.back().iv.data();
+        op.iv_len = work.back().iv.size();
+        op.in = op.out = block;
+        op.len = sizeof block;
+        BC_TRY(ocl->prepare_key(work.back().key, &bk));
+        BC_TRY(ocl->cipher(work.back().key, *bk, op));
+    }
+    // Pruned before any run: the device's largest work-group, and the kernels' (a launch
+    // past a kernel's limit is cut to a size under it: the same run as a smaller candidate)
+    int64_t max_wg = static_cast<int64_t>(dev.max_work_group ? dev.max_work_group : 1024);
+    const int64_t kernel_wg = static_cast<int64_t>(ocl->kernel_work_group_limit());
+    const bool kernel_bound = kernel_wg > 0 && kernel_wg < max_wg;
+    if (kernel_bound) max_wg = kernel_wg;
+    const int64_t baseline_wg = std::min<int64_t>(std::max(1, shipped.kernel.threads_per_block), max_wg);
+    first.reset();
+    const size_t bytes = std::max<size_t>(opt.bytes / 64 * 64, 64);
+
+    tuning::SearchSpace& space = out->space;
+    space.knobs = {{"work_group", kWorkGroups}};
+    if (std::find(kWorkGroups.begin(), kWorkGroups.end(), baseline_wg) == kWorkGroups.end())
+        space.knobs[0].values.push_back(baseline_wg);
+    std::sort(space.knobs[0].values.begin(), space.knobs[0].values.end());
+    space.allowed = [max_wg, kernel_bound](const tuning::Point& p, std::string* why) {
+        if (p[0] <= max_wg) return true;
+        *why = std::string(kernel_bound ? "over the kernels' largest work-group, " : "over the device's largest work-group, ") +
+               std::to_string(max_wg);
+        return false;
+    };
+
+    // A candidate: its own context, one device buffer, every algorithm; the figure of merit is
+    // the geometric mean of their rates.
+    auto candidate = [&](const tuning::Point& p) {
+        tuning::Measurement m;
+        std::unique_ptr<Backend> be;
+        OpenClBackend* c = nullptr;
+        Status s = open_candidate(index, static_cast<int>(p[0]), &be, &c);
+        cl_int err = CL_SUCCESS;
+        cl_mem buf = s.is_ok() ? clCreateBuffer(c->cl_ctx(), CL_MEM_READ_WRITE, bytes, nullptr, &err) : nullptr;
+        if (s.is_ok() && err != CL_SUCCESS) s = Status(BC_ERR_OUT_OF_MEMORY, "clCreateBuffer failed");
+        std::string line = tuning::describe(space, p) + ":";
+        double log_sum = 0;
+        m.ok = s.is_ok();
+        if (!s.is_ok()) m.error = s.detail;
+        const bool corrupt = opt.corrupt && opt.corrupt(p);
+        for (size_t i = 0; i < work.size() && m.ok; ++i) {
+            const tuning::Measurement r = measure(*c, work[i], buf, bytes, opt, corrupt);
+            if (!r.ok) {
+                m.ok = false;
+                m.error = r.error;
+                break;
+            }
+            log_sum += std::log(r.rate);
+            char b[96];
+            std::snprintf(b, sizeof b, " %s %.2f GB/s", work[i].alg->name, r.rate);
+            line += b;
+        }
+        if (buf) clReleaseMemObject(buf);
+        if (m.ok) m.rate = std::exp(log_sum / static_cast<double>(work.size()));
+        if (opt.progress) opt.progress(m.ok ? line : line + " failed: " + m.error);
+        return m;
+    };
+
+    tuning::SearchOptions so;
+    const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    so.budget_seconds = std::max(0.001, opt.budget_seconds - spent);
+    out->search = tuning::search(space, {baseline_wg}, candidate, so);
+
+    tuning::TunedEntry& e = out->entry;
+    e.family = shipped.family;
+    e.mode = shipped.mode;
+    e.kernel = shipped.kernel;
+    if (!out->search.best.empty()) e.kernel.threads_per_block = static_cast<int>(out->search.best[0]);
+    e.pair = shipped.pair;
+    e.ghash = shipped.ghash;
+    e.pipeline = shipped.pipeline;
+    e.engine = shipped.engine;
+    e.rate_gbs = out->search.best_rate;
+    e.default_gbs = out->search.baseline_m.ok ? out->search.baseline_m.rate : 0;
+    e.date = today();
+    std::string names;
+    for (const Workload& w : work) names += (names.empty() ? "" : "+") + std::string(w.alg->name);
+    char summary[256];
+    std::snprintf(summary, sizeof summary, "%s geomean, %zu MiB, %s: %zu of %zu points measured, %zu pruned, %zu failed, %.0f s",
+                  names.c_str(), bytes >> 20, out->search.strategy.c_str(), out->search.trials.size(),
+                  out->search.space, out->search.pruned, out->search.failed, out->search.seconds + spent);
+    e.search = summary;
+    return Status::ok();
+}
+
+}  // namespace tuner
+}  // namespace bc

@@ -1,0 +1,146 @@
+// The tuner on this machine's OpenCL device (PoCL in CI): a short search that stores a
+// valid entry and never a failing candidate, and contexts that pick a stored entry up or
+// set it aside (tuning=shipped, opencl.work_group=).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/opencl/opencl_backend.h"
+#include "tuner/tuner.h"
+#include "tuning/cache.h"
+#include "tuning/tuned.h"
+
+namespace {
+
+// A tuning cache file of its own for the test, named by BULKCRYPT_TUNING_CACHE so that
+// every backend the test opens reads it; the variable and the file go at the end.
+class CacheFile {
+public:
+    CacheFile() {
+        char tmpl[] = "/tmp/bc-tuner-test-XXXXXX";
+        dir_ = mkdtemp(tmpl) ? tmpl : "";
+        path_ = dir_ + "/tuning.json";
+        const char* old = std::getenv("BULKCRYPT_TUNING_CACHE");
+        had_ = old != nullptr;
+        if (had_) old_ = old;
+        setenv("BULKCRYPT_TUNING_CACHE", path_.c_str(), 1);
+    }
+    ~CacheFile() {
+        if (had_) setenv("BULKCRYPT_TUNING_CACHE", old_.c_str(), 1);
+        else unsetenv("BULKCRYPT_TUNING_CACHE");
+        unlink(path_.c_str());
+        unlink((path_ + ".lock").c_str());
+        rmdir(dir_.c_str());
+        bc::tuning::clear_tuned();
+    }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string dir_, path_, old_;
+    bool had_ = false;
+};
+
+bc::Status open(const char* options, std::unique_ptr<bc::Backend>* be) {
+    bc::ContextOptions o;
+    if (std::string(options) == "tuning=shipped") o.tuning.shipped_only = true;
+    if (std::string(options) == "opencl.work_group=8") o.tuning.work_group = 8;
+    return bc::make_opencl_backend(0, o, be);
+}
+
+// The work-group size a backend launches its kernels with.
+int local_size(bc::Backend& be) { return static_cast<int>(static_cast<bc::OpenClBackend&>(be).work_group()); }
+
+#define REQUIRE_OPENCL_DEVICE(status)                                                       \
+    do {                                                                                    \
+        if ((status).code == BC_ERR_NO_DEVICE)                                              \
+            GTEST_SKIP() << "skipped: no OpenCL device (" << (status).detail << ")";       \
+        ASSERT_TRUE((status).is_ok()) << (status).detail;                                    \
+    } while (0)
+
+TEST(TunerOpenCl, AContextPicksUpAStoredEntryUnlessToldNotTo) {
+    CacheFile cache;
+    std::unique_ptr<bc::Backend> be;
+    REQUIRE_OPENCL_DEVICE(open("", &be));
+    auto& ocl = static_cast<bc::OpenClBackend&>(*be);
+    const int shipped = local_size(*be);
+    ASSERT_GT(shipped, 0);
+    const int tuned = shipped == 16 ? 32 : 16;
+    bc::tuning::TunedEntry e;
+    e.family = "generic";
+    e.mode = "*";
+    e.kernel = {tuned, 0, 0, 0};
+    e.rate_gbs = 2;
+    e.default_gbs = 1;
+    e.date = "2026-11-27";
+    std::string error;
+    ASSERT_TRUE(bc::tuning::store_entries(cache.path(), ocl.identity(), {e}, &error)) << error;
+
+    std::unique_ptr<bc::Backend> picked, shipped_only, overridden;
+    ASSERT_TRUE(open("", &picked).is_ok());
+    EXPECT_EQ(tuned, local_size(*picked));
+    ASSERT_TRUE(open("tuning=shipped", &shipped_only).is_ok());
+    EXPECT_EQ(shipped, local_size(*shipped_only));
+    ASSERT_TRUE(open("opencl.work_group=8", &overridden).is_ok());
+    EXPECT_EQ(8, local_size(*overridden));
+
+    // an entry measured under another kernel build is stale: the shipped entry again
+    bc::tuning::DeviceIdentity other = ocl.identity();
+    other.sources = "0000000000000000";
+    ASSERT_TRUE(bc::tuning::remove_entries(cache.path(), nullptr, &error)) << error;
+    ASSERT_TRUE(bc::tuning::store_entries(cache.path(), other, {e}, &error)) << error;
+    std::unique_ptr<bc::Backend> stale;
+    ASSERT_TRUE(open("", &stale).is_ok());
+    EXPECT_EQ(shipped, local_size(*stale));
+}
+
+// One short search on ChaCha20 over 1 MiB: every candidate checked against the CPU backend,
+// the baseline first; a candidate made to fail its check is never stored, however fast.
+TEST(TunerOpenCl, AShortSearchStoresOnlyACheckedEntry) {
+    CacheFile cache;
+    std::unique_ptr<bc::Backend> probe;
+    REQUIRE_OPENCL_DEVICE(open("", &probe));
+    const int shipped = local_size(*probe);
+    probe.reset();
+
+    bc::tuner::TuneOptions o;
+    o.device = "opencl:0";
+    o.algorithms = {"chacha20"};
+    o.budget_seconds = 20;
+    o.bytes = size_t(1) << 20;
+    o.runs = 2;
+    o.cache_path = cache.path();
+    // every candidate but the shipped one computes nonsense
+    o.corrupt = [shipped](const bc::tuning::Point& p) { return p[0] != shipped; };
+    bc::tuner::TuneResult r;
+    ASSERT_TRUE(bc::tuner::tune(o, &r).is_ok());
+    ASSERT_FALSE(r.search.trials.empty());
+    EXPECT_EQ(shipped, r.search.trials.front().point[0]) << "the baseline is measured first";
+    EXPECT_TRUE(r.search.baseline_m.ok) << r.search.baseline_m.error;
+    EXPECT_EQ(r.search.trials.size() - 1, r.search.failed);
+    EXPECT_EQ(shipped, r.entry.kernel.threads_per_block);
+    EXPECT_FALSE(r.search.improved());
+    ASSERT_TRUE(r.stored) << r.note;
+    std::vector<bc::tuning::TunedEntry> cached;
+    std::string warning;
+    bc::tuning::load_entries(cache.path(), r.identity, &cached, &warning);
+    ASSERT_EQ(1u, cached.size()) << warning;
+    EXPECT_EQ(shipped, cached[0].kernel.threads_per_block);
+    EXPECT_GT(cached[0].rate_gbs, 0);
+
+    // all candidates failing, the baseline too: nothing is stored
+    CacheFile empty;
+    o.cache_path = empty.path();
+    o.corrupt = [](const bc::tuning::Point&) { return true; };
+    o.budget_seconds = 5;
+    bc::tuner::TuneResult none;
+    ASSERT_TRUE(bc::tuner::tune(o, &none).is_ok());
+    EXPECT_TRUE(none.search.best.empty());
+    EXPECT_FALSE(none.stored);
+    struct stat st;
+    EXPECT_NE(0, stat(empty.path().c_str(), &st)) << "a cache file was written for a failed search";
+}
+
+}  // namespace

@@ -1,6 +1,5 @@
 #include "tuner/tuner.h"
 
-#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 
@@ -31,24 +30,27 @@ std::string kernel_text(const tuning::KernelTuning& k) {
     return b;
 }
 
+// The index of an OpenCL device string: the one kind the tuner tunes today.
+Status opencl_index(const std::string& device, int* index) {
+    std::string kind;
+    if (!split_device(device, &kind, index)) return Status(BC_ERR_BAD_DEVICE, "bad device '" + device + "'");
+    if (kind != "opencl")
+        return Status(BC_ERR_NOT_SUPPORTED, "the tuner tunes OpenCL devices (opencl:N); '" + device + "' is not one");
+    return Status::ok();
+}
+
 }  // namespace
 
 Status identify(const std::string& device, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits) {
-    std::string kind;
     int index = 0;
-    if (!split_device(device, &kind, &index)) return Status(BC_ERR_BAD_DEVICE, "bad device '" + device + "'");
-    if (kind == "opencl") return identify_opencl(index, id, traits);
-    return Status(BC_ERR_NOT_SUPPORTED, "the tuner tunes OpenCL devices (opencl:N); '" + device + "' is not one");
+    BC_TRY(opencl_index(device, &index));
+    return identify_opencl(index, id, traits);
 }
 
 Status tune(const TuneOptions& opt, TuneResult* out) {
-    std::string kind;
     int index = 0;
-    if (!split_device(opt.device, &kind, &index))
-        return Status(BC_ERR_BAD_DEVICE, "bad device '" + opt.device + "'");
+    BC_TRY(opencl_index(opt.device, &index));
     if (opt.budget_seconds <= 0) return Status(BC_ERR_INVALID_ARGUMENT, "the budget must be positive");
-    if (kind != "opencl")
-        return Status(BC_ERR_NOT_SUPPORTED, "the tuner tunes OpenCL devices (opencl:N); '" + opt.device + "' is not one");
     BC_TRY(tune_opencl(index, opt, out));
     out->cache_path = opt.cache_path.empty() ? tuning::default_cache_path() : opt.cache_path;
     if (out->search.best.empty()) {

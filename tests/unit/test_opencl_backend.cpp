@@ -30,9 +30,9 @@ using namespace ocltest;
 // ---- infrastructure ---------------------------------------------------------------
 
 TEST(OpenClInfra, EmbeddedSourcesAssembleWithoutIncludesLeft) {
-    for (int f = 0; f < ocl::kFamilyCount; ++f) {
+    for (const ocl::PartSpec& p : ocl::kParts) {
         std::string src;
-        Status s = ocl::assemble_source(ocl::family_root(static_cast<ocl::Family>(f)), &src);
+        Status s = ocl::assemble_source(p.root, &src);
         ASSERT_TRUE(s.is_ok()) << s.detail;
         EXPECT_EQ(src.find("#include \""), std::string::npos);
         EXPECT_NE(src.find("dialect/bc_dialect.h"), std::string::npos);  // via #line

@@ -34,10 +34,8 @@ Status Backend::upload_hpow(bc_gf128 h, MemHandle* out) {
 
 Status Backend::ghash_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem hpow, Slot& slot,
                               std::vector<uint64_t>* groups) {
-    const Program* p = nullptr;
-    BC_TRY(program(kFamilyAes, &p));
-    cl_kernel kern = p->kernel("bc_ghash_partial");
-    if (kern == nullptr) return Status(BC_ERR_INTERNAL, "OpenCL kernel missing: bc_ghash_partial");
+    cl_kernel kern = nullptr;
+    BC_TRY(kernel("bc_ghash_partial", &kern));
     ghash_kernel_ = kern;
     const size_t nblocks = (len + 15) / 16;
     const size_t items = (nblocks + ghash_per_item_ - 1) / ghash_per_item_;
@@ -96,18 +94,10 @@ Status Backend::ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf
 
 // ---- AES ------------------------------------------------------------------------
 
-Status Backend::aes_kernel(const char* name, cl_kernel* out) {
-    const Program* p = nullptr;
-    BC_TRY(program(kFamilyAes, &p));
-    *out = p->kernel(name);
-    if (*out == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
-    return Status::ok();
-}
-
 Status Backend::aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t ctr[16],
                                 bool inc32, size_t nblocks) {
     cl_kernel kern = nullptr;
-    BC_TRY(aes_kernel("bc_aes_ctr", &kern));
+    BC_TRY(kernel("bc_aes_ctr", &kern));
     cl_mem rk = k.rk_enc.get();
     BC_TRY(set_args(kern, buf, cl_ulong(nblocks), rk, cl_int(k.rounds), cl_ulong(bc_load_be64(ctr)),
                     cl_ulong(bc_load_be64(ctr + 8)), cl_int(inc32 ? 1 : 0)));
@@ -148,15 +138,12 @@ Status Backend::aes_xts_piece(const OclKey& k, const CipherOp& op, cl_command_qu
     std::memcpy(t0, op.iv, 16);
     add_le128(t0, first_unit);
     cl_kernel kt = nullptr;
-    BC_TRY(aes_kernel("bc_aes_xts_tweaks", &kt));
+    BC_TRY(kernel("bc_aes_xts_tweaks", &kt));
     cl_mem rk2 = k.rk_tweak.get(), rk = k.rk_enc.get();
     BC_TRY(set_args(kt, tweaks, cl_ulong(units), cl_ulong(bc_load_le64(t0)), cl_ulong(bc_load_le64(t0 + 8)), rk2,
                     cl_int(k.rounds)));
     BC_TRY(launch(q, kt, batches(units), local_, true));
 
-    cl_kernel km = nullptr, ks = nullptr;
-    BC_TRY(aes_kernel(enc ? "bc_aes_xts_enc" : "bc_aes_xts_dec", &km));
-    BC_TRY(aes_kernel(enc ? "bc_aes_xts_steal_enc" : "bc_aes_xts_steal_dec", &ks));
     struct Group {
         size_t base, nunits, unit_bytes, tbase;
     };
@@ -167,11 +154,16 @@ Status Backend::aes_xts_piece(const OclKey& k, const CipherOp& op, cl_command_qu
         const size_t plain = tail ? m - 1 : m;
         if (plain) {
             const size_t segs = (plain + 31) / 32;
+            cl_kernel km = nullptr;
+            BC_TRY(kernel(enc ? "bc_aes_xts_enc" : "bc_aes_xts_dec", &km));
             BC_TRY(set_args(km, buf, cl_ulong(g.base), cl_ulong(g.nunits), cl_ulong(g.unit_bytes), cl_ulong(plain),
                             cl_ulong(segs), tweaks, cl_ulong(g.tbase), apow, rk, cl_int(k.rounds)));
             BC_TRY(launch(q, km, g.nunits * segs, local_, true));
         }
         if (tail) {
+            // Its part is built only once a unit needs stealing.
+            cl_kernel ks = nullptr;
+            BC_TRY(kernel(enc ? "bc_aes_xts_steal_enc" : "bc_aes_xts_steal_dec", &ks));
             BC_TRY(set_args(ks, buf, cl_ulong(g.base), cl_ulong(g.nunits), cl_ulong(g.unit_bytes), cl_ulong(m),
                             cl_int(tail), tweaks, cl_ulong(g.tbase), apow, rk, cl_int(k.rounds)));
             BC_TRY(launch(q, ks, batches(g.nunits), local_, true));
@@ -187,7 +179,7 @@ Status Backend::aes_cipher(const OclKey& k, const CipherOp& op) {
     switch (k.alg->mode) {
         case Mode::ECB: {
             cl_kernel kern = nullptr;
-            BC_TRY(aes_kernel(enc ? "bc_aes_ecb_enc" : "bc_aes_ecb_dec", &kern));
+            BC_TRY(kernel(enc ? "bc_aes_ecb_enc" : "bc_aes_ecb_dec", &kern));
             return pipeline(op.in, op.out, op.len, 16, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
                 const size_t n = pc.len / 16;
                 BC_TRY(set_args(kern, buf, cl_ulong(n), rk, rounds));
@@ -210,7 +202,7 @@ Status Backend::aes_cipher(const OclKey& k, const CipherOp& op) {
                 cl_uint4 iv = le_words(op.iv);
                 BC_TRY(upload(iv.s, 16, &chain));
                 cl_kernel kern = nullptr;
-                BC_TRY(aes_kernel("bc_aes_cbc_enc", &kern));
+                BC_TRY(kernel("bc_aes_cbc_enc", &kern));
                 cl_mem c = chain.get();
                 return pipeline(op.in, op.out, op.len, 16, nullptr,
                                 [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot&) {
@@ -226,7 +218,7 @@ Status Backend::aes_cipher(const OclKey& k, const CipherOp& op) {
             for (size_t i = 0; i < chains.size(); ++i)
                 chains[i] = le_words(i == 0 ? op.iv : op.in + i * chunk - 16);
             cl_kernel kern = nullptr;
-            BC_TRY(aes_kernel("bc_aes_cbc_dec", &kern));
+            BC_TRY(kernel("bc_aes_cbc_dec", &kern));
             Status s = pipeline(op.in, op.out, op.len, 16, nullptr, [&](cl_command_queue q, cl_mem buf, Piece& pc, Slot& slot) {
                 BC_TRY(ensure(nullptr, &slot.aux, &slot.aux_cap, pc.len));
                 cl_mem out = slot.aux.get();

@@ -1,6 +1,6 @@
 // The OpenCL backend's internals, shared by its files (one concern each):
 //   opencl_backend.cpp    context, keys, the Backend entry points, discovery
-//   ocl_programs.cpp      program builds (binary cache in cl_util) and kernel lookup
+//   ocl_programs.cpp      program parts, built on first use (binary cache in cl_util), and kernel lookup
 //   ocl_pipeline.cpp      the host-memory pipeline: pieces, slots, launches
 //   ocl_aes.cpp           AES's own kernels (kernels/aes.cl), GHASH and GCM
 //   ocl_stream.cpp        ChaCha20/Salsa20, Poly1305 and ChaCha20-Poly1305
@@ -56,7 +56,10 @@ inline cl_uint4 le_words(const uint8_t b[16]) {
 // v += n as a big-endian number of len bytes (modulo 2^(8 len)): a counter block.
 void add_be_counter(uint8_t* v, size_t len, uint64_t n);
 
-// A program and the kernels looked up in it.
+// The keystream kernel of a stream cipher's row (its family and rounds).
+const char* stream_kernel_name(const Algorithm& alg);
+
+// A program (one part, opencl_kernels.h) and the kernels looked up in it.
 struct Program {
     ProgramHandle prog;
     std::vector<std::pair<std::string, KernelHandle>> kernels;
@@ -64,13 +67,43 @@ struct Program {
     std::string info;      // per kernel: group limit, private and local memory
     size_t max_group = 0;  // the smallest of its kernels' largest work-groups (0: none built)
     Status error;          // a failed build is remembered, not retried per call
-    bool tried = false;
 
     cl_kernel kernel(const char* name) const {
         for (const auto& k : kernels)
             if (k.first == name) return k.second.get();
         return nullptr;
     }
+};
+
+// The program parts of one device, each built on the first call that needs one of
+// its kernels and kept, a failed one included. Not locked: the backend calls it
+// under its mutex.
+class Parts {
+public:
+    // Assembles a part's source (cl_embedded.h) on its first use.
+    using Source = std::function<Status(std::string*)>;
+
+    Parts() = default;
+    Parts(cl_context ctx, DeviceInfo dev, std::string options)
+        : ctx_(ctx), dev_(std::move(dev)), options_(std::move(options)) {}
+
+    // Kernel `name` of the part `part`, whose `kernels` are looked up when it is built.
+    Status kernel(const std::string& part, const char* const* kernels, const Source& source, const char* name,
+                  cl_kernel* out);
+    // build_report's text: a line per part in the order of first use, then its kernels'.
+    std::string report() const;
+    std::vector<OpenClPart> list() const;
+    // The smallest largest work-group over the kernels of the parts built (0: none).
+    size_t work_group_limit() const;
+
+private:
+    void build(Program& p, const std::string& part, const Source& source, const char* const* kernels);
+
+    cl_context ctx_ = nullptr;
+    DeviceInfo dev_;
+    std::string options_;
+    std::map<std::string, Program> parts_;
+    std::vector<std::string> order_;
 };
 
 // One stage of the pipeline: its own in-order queue and device buffers.
@@ -130,6 +163,7 @@ public:
     size_t kernel_work_group_limit() const override;
     std::string build_options() const override { return options_; }
     std::string build_report() const override;
+    std::vector<OpenClPart> program_parts() const override;
     Status cipher_buffer(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op,
                          cl_mem buf, double* kernel_seconds) override;
     double last_kernel_seconds() const override { return last_kernel_s_; }
@@ -145,12 +179,12 @@ private:
     using KernelFn = std::function<Status(cl_command_queue, cl_mem buf, Piece&, Slot&)>;
     using LeadFn = std::function<size_t(size_t pos)>;
 
-    // The program of a family (aes.cl, stream.cl), built on first use.
-    Status program(Family f, const Program** out);
-    // The generic block program (block.cl) of one block cipher, built on first use.
-    Status block_program(const BlockCipher& cipher, const Program** out);
-    Status build(Program& p, const std::string& root_name, const std::string& source,
-                 const char* const* kernels);
+    // A kernel of AES, GHASH, the stream ciphers or Poly1305 (kParts), its part built on first use.
+    Status kernel(const char* name, cl_kernel* out);
+    // The parts a key's mode launches, in either direction: a device that cannot build them
+    // fails the key (the engine leaves it out of that key), and calls compile nothing
+    // mid-job. XTS's stealing parts wait for a unit with a partial block.
+    Status build_key_parts(const OclKey& k);
     Status launch(cl_command_queue q, cl_kernel k, size_t items, size_t local, bool record);
     size_t chunk_bytes(size_t align) const;
     // Runs `kernel` over the call's data piece by piece, kSlots pieces in flight.
@@ -173,7 +207,6 @@ private:
     Status upload_rpow(const uint8_t r[16], MemHandle* out);
     Status poly_partial(const uint8_t r[16], const uint8_t* data, size_t len, uint8_t out[17]);
 
-    Status aes_kernel(const char* name, cl_kernel* out);
     Status aes_cipher(const OclKey& k, const CipherOp& op);
     Status aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t ctr[16],
                            bool inc32, size_t nblocks);
@@ -185,6 +218,7 @@ private:
     // algorithm, and AES's raw modes under the context option aes=generic.
     bool generic_block(const Algorithm& alg) const;
     Status block_prepare_key(const KeyMaterial& key, OclKey* k);
+    // A generic block kernel of the key's cipher (kBlockParts), its part built on first use.
     Status block_kernel(const OclKey& k, const char* name, cl_kernel* out);
     Status block_cipher(const OclKey& k, const CipherOp& op);
     // inc32: GCM's counter (its last 32 bits only), else the whole block big-endian.
@@ -209,15 +243,14 @@ private:
     ContextHandle ctx_;
     Slot slots_[kSlots];
     std::string options_;
-    Program programs_[kFamilyCount];
-    std::map<std::string, Program> block_programs_;   // by cipher name
+    Parts parts_;
     cl_kernel ghash_kernel_ = nullptr, poly_kernel_ = nullptr;  // their group size is part of the result
     MemHandle apow_;   // XTS: alpha^(2^k), k = 0..63, in GCM's bit order
     MemHandle xts_apow_;   // generic XTS: alpha^(2^k), k = 0..63, as (lo, hi) of xts_tweak.h
     size_t local_ = 64;
     size_t ghash_per_item_ = 32;   // GHASH and Poly1305: blocks per work-item
     size_t mac_local_ = 64;        // work-items per MAC group (a group's size is part of its result)
-    std::recursive_mutex mu_;
+    mutable std::recursive_mutex mu_;
     std::vector<EventHandle> kernel_events_;
     bool recording_ = false;
     double last_kernel_s_ = 0;

@@ -117,8 +117,6 @@ bool Backend::generic_block(const Algorithm& alg) const {
 
 Status Backend::block_prepare_key(const KeyMaterial& key, OclKey* k) {
     const BlockCipher& c = *key.alg->block;
-    const Program* p = nullptr;
-    BC_TRY(block_program(c, &p));
     const bool xts = key.alg->mode == Mode::XTS;
     const size_t half = xts ? key.raw.size() / 2 : key.raw.size();
     k->cipher = &c;
@@ -142,14 +140,6 @@ Status Backend::block_prepare_key(const KeyMaterial& key, OclKey* k) {
         secure_wipe(k->host_ks.data(), k->host_ks.size() * sizeof(uint32_t));
         k->host_ks.clear();
     }
-    return Status::ok();
-}
-
-Status Backend::block_kernel(const OclKey& k, const char* name, cl_kernel* out) {
-    const Program* p = nullptr;
-    BC_TRY(block_program(*k.cipher, &p));
-    *out = p->kernel(name);
-    if (*out == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
     return Status::ok();
 }
 
@@ -210,10 +200,9 @@ Status Backend::block_xts_piece(const OclKey& k, const CipherOp& op, cl_command_
     uint8_t t0[16];
     std::memcpy(t0, op.iv, 16);
     add_le128(t0, first_unit);
-    cl_kernel kl = nullptr, ke = nullptr, km = nullptr;
+    cl_kernel kl = nullptr, ke = nullptr;
     BC_TRY(block_kernel(k, "bc_block_xts_list", &kl));
     BC_TRY(block_kernel(k, "bc_block_ecb_enc", &ke));
-    BC_TRY(block_kernel(k, enc ? "bc_block_xts_enc" : "bc_block_xts_dec", &km));
     BC_TRY(set_args(kl, tweaks, cl_ulong(units), cl_ulong(bc_load_le64(t0)), cl_ulong(bc_load_le64(t0 + 8))));
     BC_TRY(launch(q, kl, units, local_, true));
     BC_TRY(set_args(ke, tweaks, cl_ulong(units), k.ks_tweak.get()));
@@ -229,6 +218,8 @@ Status Backend::block_xts_piece(const OclKey& k, const CipherOp& op, cl_command_
         const size_t plain = g.unit_bytes % 16 ? m - 1 : m;  // the host steals over the last two
         if (plain == 0) continue;
         const size_t per_unit = block_items(dev_.is_gpu(), c.batch_blocks, plain);
+        cl_kernel km = nullptr;
+        BC_TRY(block_kernel(k, enc ? "bc_block_xts_enc" : "bc_block_xts_dec", &km));
         BC_TRY(set_args(km, buf, cl_ulong(g.base), cl_ulong(g.nunits), cl_ulong(g.unit_bytes), cl_ulong(plain),
                         cl_ulong(per_unit), tweaks, cl_ulong(g.tbase), apow, k.ks.get()));
         BC_TRY(launch(q, km, g.nunits * per_unit, local_, true));

@@ -1,9 +1,8 @@
-// OpenCL programs: assembled from the embedded sources, built through the
-// binary cache (cl_util), their kernels looked up once. A failed build is
-// remembered, not retried per call.
+// OpenCL program parts: assembled from the embedded sources, built through the
+// binary cache (cl_util) when a key or a call first needs one of their kernels,
+// their kernels looked up once. A failed build is remembered, not retried per call.
 #include "backends/opencl/ocl_backend_impl.h"
 
-#include <cctype>
 #include <sstream>
 
 #include "backends/opencl/cl_embedded.h"
@@ -12,55 +11,62 @@ namespace bc {
 namespace ocl {
 namespace {
 
-// The generic block program's kernels (kernels/block.cl); the XTS ones exist for
-// 16-byte blocks only.
-const char* const kBlockKernels[] = {"bc_block_ecb_enc", "bc_block_ecb_dec", "bc_block_ctr",
-                                     "bc_block_cbc_save", "bc_block_cbc_dec", nullptr};
-const char* const kBlockKernels16[] = {"bc_block_ecb_enc",  "bc_block_ecb_dec",  "bc_block_ctr",
-                                       "bc_block_cbc_save", "bc_block_cbc_dec",  "bc_block_xts_list",
-                                       "bc_block_xts_enc",  "bc_block_xts_dec",  nullptr};
+// A part's root under its define.
+std::string part_text(const PartSpec& spec) {
+    return std::string("#define ") + spec.define + " 1\n#include \"" + spec.root + "\"\n";
+}
 
-void report_program(std::ostringstream& o, const std::string& name, const Program& p) {
-    if (!p.tried) return;
-    o << name << ": " << (p.error.is_ok() ? (p.build.from_cache ? "cached binary" : "compiled") : "failed")
-      << " in " << p.build.seconds << " s";
-    if (!p.build.cache_path.empty()) o << " (" << p.build.cache_path << ")";
-    o << "\n" << p.info;
+// block.cl for one cipher and part: the cipher's device core as its folder registers
+// it (device.inc), found by the catalogue's name, so nothing here names a cipher.
+Status block_source(const BlockCipher& cipher, const PartSpec& spec, const std::string& name, std::string* out) {
+    const EmbeddedBlockCipher* dev = nullptr;
+    static const std::vector<EmbeddedBlockCipher> ciphers = embedded_block_ciphers();
+    for (const EmbeddedBlockCipher& c : ciphers)
+        if (c.id == cipher.name) dev = &c;
+    if (dev == nullptr)
+        return Status(BC_ERR_NOT_SUPPORTED, std::string("OpenCL backend: block cipher ") + cipher.name +
+                                                " has no device core");
+    std::ostringstream pre;
+    // Keys in constant memory; a table cipher's copied into local memory by each
+    // work-group (block.cl, BC_BLK_KS_LOCAL): constant memory serves one address a
+    // cycle, and table lookups by data send each lane to its own.
+    pre << "#define BC_DEVICE_BLOCK_CIPHER(id, ID)\n"
+        << "#define BC_" << dev->uid << "_KS_SPACE " << (dev->tables ? "BC_LOCAL" : "BC_CONSTANT") << "\n"
+        << (dev->tables ? "#define BC_BLK_KS_LOCAL 1\n" : "")
+        << "#include \"" << dev->device_inc << "\"\n"
+        << "#define BC_CIPHER_ID " << dev->id << "\n"
+        << "#define BC_CIPHER_UID " << dev->uid << "\n"
+        << part_text(spec);
+    return assemble_text(name, pre.str(), out);
 }
 
 }  // namespace
 
-std::string Backend::build_report() const {
-    std::ostringstream o;
-    for (int f = 0; f < kFamilyCount; ++f) report_program(o, family_name(static_cast<Family>(f)), programs_[f]);
-    for (const auto& b : block_programs_) report_program(o, "block/" + b.first, b.second);
-    return o.str();
-}
-
-size_t Backend::kernel_work_group_limit() const {
-    size_t limit = 0;
-    auto take = [&](const Program& p) {
-        if (p.tried && p.error.is_ok() && p.max_group && (limit == 0 || p.max_group < limit)) limit = p.max_group;
-    };
-    for (const Program& p : programs_) take(p);
-    for (const auto& b : block_programs_) take(b.second);
-    return limit;
-}
-
-Status Backend::build(Program& p, const std::string& root_name, const std::string& source,
-                      const char* const* kernels) {
-    p.tried = true;
-    p.error = build_program(ctx_.get(), dev_, source, options_, &p.prog, &p.build);
-    if (!p.error.is_ok()) {
-        p.error.detail = root_name + ": " + p.error.detail;
-        return p.error;
+Status Parts::kernel(const std::string& part, const char* const* kernels, const Source& source, const char* name,
+                     cl_kernel* out) {
+    auto it = parts_.find(part);
+    if (it == parts_.end()) {
+        it = parts_.emplace(part, Program()).first;
+        order_.push_back(part);
+        build(it->second, part, source, kernels);
     }
-    for (const char* const* k = kernels; *k; ++k) {
+    const Program& p = it->second;
+    if (!p.error.is_ok()) return p.error;
+    *out = p.kernel(name);
+    if (*out == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name + " in " + part);
+    return Status::ok();
+}
+
+void Parts::build(Program& p, const std::string& part, const Source& source, const char* const* kernels) {
+    std::string src;
+    p.error = source(&src);
+    if (p.error.is_ok()) p.error = build_program(ctx_, dev_, src, options_, &p.prog, &p.build);
+    for (const char* const* k = kernels; p.error.is_ok() && *k; ++k) {
         cl_int err = CL_SUCCESS;
         KernelHandle kh(clCreateKernel(p.prog.get(), *k, &err));
         if (err != CL_SUCCESS) {
             p.error = cl_status(err, (std::string("clCreateKernel ") + *k).c_str());
-            return p.error;
+            break;
         }
         size_t wg = 0;
         cl_ulong priv = 0, loc = 0;
@@ -72,56 +78,107 @@ Status Backend::build(Program& p, const std::string& root_name, const std::strin
                   std::to_string(priv) + " B (spills when > 0 on GPUs), local " + std::to_string(loc) + " B\n";
         p.kernels.emplace_back(*k, std::move(kh));
     }
-    return Status::ok();
-}
-
-Status Backend::program(Family f, const Program** out) {
-    Program& p = programs_[f];
-    if (!p.tried) {
-        std::string src;
-        p.error = assemble_source(family_root(f), &src);
-        if (p.error.is_ok()) build(p, family_root(f), src, family_kernels(f));
-        p.tried = true;
+    if (!p.error.is_ok()) {
+        p.error.detail = part + ": " + p.error.detail;
+        p.kernels.clear();
+        p.max_group = 0;
     }
-    if (!p.error.is_ok()) return p.error;
-    *out = &p;
-    return Status::ok();
 }
 
-Status Backend::block_program(const BlockCipher& cipher, const Program** out) {
-    Program& p = block_programs_[cipher.name];
-    if (!p.tried) {
-        p.tried = true;
-        // The cipher's device core as its folder registers it (device.inc), found by
-        // the catalogue's name: nothing here names a particular cipher.
-        const EmbeddedBlockCipher* dev = nullptr;
-        static const std::vector<EmbeddedBlockCipher> ciphers = embedded_block_ciphers();
-        for (const EmbeddedBlockCipher& c : ciphers)
-            if (c.id == cipher.name) dev = &c;
-        if (dev == nullptr) {
-            p.error = Status(BC_ERR_NOT_SUPPORTED,
-                             std::string("OpenCL backend: block cipher ") + cipher.name + " has no device core");
-            return p.error;
+std::string Parts::report() const {
+    std::ostringstream o;
+    for (const std::string& name : order_) {
+        const Program& p = parts_.at(name);
+        o << name << ": " << (p.error.is_ok() ? (p.build.from_cache ? "cached binary" : "compiled") : "failed")
+          << " in " << p.build.seconds << " s";
+        if (!p.build.cache_path.empty()) o << " (" << p.build.cache_path << ")";
+        o << "\n" << p.info;
+    }
+    return o.str();
+}
+
+std::vector<OpenClPart> Parts::list() const {
+    std::vector<OpenClPart> r;
+    for (const std::string& name : order_) {
+        const Program& p = parts_.at(name);
+        r.push_back(OpenClPart{name, p.error.is_ok(), p.build.from_cache, p.build.seconds});
+    }
+    return r;
+}
+
+size_t Parts::work_group_limit() const {
+    size_t limit = 0;
+    for (const auto& e : parts_) {
+        const Program& p = e.second;
+        if (p.error.is_ok() && p.max_group && (limit == 0 || p.max_group < limit)) limit = p.max_group;
+    }
+    return limit;
+}
+
+std::string Backend::build_report() const {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return parts_.report();
+}
+
+std::vector<OpenClPart> Backend::program_parts() const {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return parts_.list();
+}
+
+size_t Backend::kernel_work_group_limit() const {
+    std::lock_guard<std::recursive_mutex> lock(mu_);
+    return parts_.work_group_limit();
+}
+
+Status Backend::kernel(const char* name, cl_kernel* out) {
+    const PartSpec* spec = part_of(kParts, name);
+    if (spec == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
+    return parts_.kernel(
+        spec->name, spec->kernels, [spec](std::string* src) { return assemble_text(spec->name, part_text(*spec), src); },
+        name, out);
+}
+
+Status Backend::build_key_parts(const OclKey& k) {
+    const Mode mode = k.alg->mode;
+    std::vector<const char*> own, generic;
+    if (k.cipher) {
+        switch (mode) {
+            case Mode::CTR:
+            case Mode::GCM: generic = {"bc_block_ctr"}; break;
+            case Mode::ECB: generic = {"bc_block_ecb_enc", "bc_block_ecb_dec"}; break;
+            case Mode::CBC: generic = {"bc_block_cbc_dec"}; break;  // encryption runs on the host
+            case Mode::XTS:
+                generic = {"bc_block_xts_list", "bc_block_ecb_enc", "bc_block_xts_enc", "bc_block_xts_dec"};
+                break;
+            default: break;
         }
-        std::ostringstream pre;
-        // Keys in constant memory; a table cipher's copied into local memory by each
-        // work-group (block.cl, BC_BLK_KS_LOCAL): constant memory serves one address a
-        // cycle, and table lookups by data send each lane to its own.
-        pre << "#define BC_DEVICE_BLOCK_CIPHER(id, ID)\n"
-            << "#define BC_" << dev->uid << "_KS_SPACE " << (dev->tables ? "BC_LOCAL" : "BC_CONSTANT") << "\n"
-            << (dev->tables ? "#define BC_BLK_KS_LOCAL 1\n" : "")
-            << "#include \"" << dev->device_inc << "\"\n"
-            << "#define BC_CIPHER_ID " << dev->id << "\n"
-            << "#define BC_CIPHER_UID " << dev->uid << "\n"
-            << "#include \"backends/opencl/kernels/block.cl\"\n";
-        std::string src;
-        const std::string name = std::string("block/") + cipher.name;
-        p.error = assemble_text(name, pre.str(), &src);
-        if (p.error.is_ok()) build(p, name, src, cipher.block_bytes == 16 ? kBlockKernels16 : kBlockKernels);
+    } else if (k.alg->cipher == Cipher::AES) {
+        switch (mode) {
+            case Mode::CTR:
+            case Mode::GCM: own = {"bc_aes_ctr"}; break;
+            case Mode::ECB: own = {"bc_aes_ecb_enc", "bc_aes_ecb_dec"}; break;
+            case Mode::CBC: own = {"bc_aes_cbc_enc", "bc_aes_cbc_dec"}; break;
+            case Mode::XTS: own = {"bc_aes_xts_tweaks", "bc_aes_xts_enc", "bc_aes_xts_dec"}; break;
+            default: break;
+        }
+    } else {
+        own = {stream_kernel_name(*k.alg)};
     }
-    if (!p.error.is_ok()) return p.error;
-    *out = &p;
+    if (mode == Mode::GCM) own.push_back("bc_ghash_partial");
+    if (mode == Mode::ChaChaPoly) own.push_back("bc_poly1305_partial");
+    cl_kernel unused = nullptr;
+    for (const char* name : generic) BC_TRY(block_kernel(k, name, &unused));
+    for (const char* name : own) BC_TRY(kernel(name, &unused));
     return Status::ok();
+}
+
+Status Backend::block_kernel(const OclKey& k, const char* name, cl_kernel* out) {
+    const PartSpec* spec = part_of(kBlockParts, name);
+    if (spec == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
+    const BlockCipher& cipher = *k.cipher;
+    const std::string part = std::string("block/") + cipher.name + "/" + spec->name;
+    return parts_.kernel(
+        part, spec->kernels, [&](std::string* src) { return block_source(cipher, *spec, part, src); }, name, out);
 }
 
 }  // namespace ocl

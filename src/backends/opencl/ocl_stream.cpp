@@ -1,5 +1,5 @@
 // The stream ciphers (ChaCha20, XChaCha20, Salsa20, XSalsa20), Poly1305 and
-// ChaCha20-Poly1305 on the stream program (kernels/stream.cl, poly1305.cl).
+// ChaCha20-Poly1305 (kernels/stream.cl, poly1305.cl).
 #include "backends/opencl/ocl_backend_impl.h"
 
 #include <algorithm>
@@ -45,16 +45,18 @@ void limbs_to17(const uint32_t in[5], uint8_t b[17]) {
 
 // ---- stream ciphers ----------------------------------------------------------
 
+const char* stream_kernel_name(const Algorithm& alg) {
+    const bool chacha = alg.cipher == Cipher::ChaCha20 || alg.cipher == Cipher::XChaCha20;
+    const int rounds = alg.rounds;
+    return chacha ? (rounds == 8 ? "bc_chacha8_xor" : rounds == 12 ? "bc_chacha12_xor" : "bc_chacha20_xor")
+                  : (rounds == 8 ? "bc_salsa8_xor" : rounds == 12 ? "bc_salsa12_xor" : "bc_salsa20_xor");
+}
+
 Status Backend::stream_kernel(const OclKey& k, const uint32_t st[16], int layout, cl_command_queue q,
                               cl_mem buf, size_t lead, size_t len) {
-    const Program* p = nullptr;
-    BC_TRY(program(kFamilyStream, &p));
     const bool chacha = k.alg->cipher == Cipher::ChaCha20 || k.alg->cipher == Cipher::XChaCha20;
-    const int rounds = k.alg->rounds;
-    const char* name = chacha ? (rounds == 8 ? "bc_chacha8_xor" : rounds == 12 ? "bc_chacha12_xor" : "bc_chacha20_xor")
-                              : (rounds == 8 ? "bc_salsa8_xor" : rounds == 12 ? "bc_salsa12_xor" : "bc_salsa20_xor");
-    cl_kernel kern = p->kernel(name);
-    if (kern == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
+    cl_kernel kern = nullptr;
+    BC_TRY(kernel(stream_kernel_name(*k.alg), &kern));
     cl_ulong nblocks = (lead + len + 63) / 64;
     cl_uint16 state;
     std::memcpy(state.s, st, 64);
@@ -160,10 +162,8 @@ Status Backend::upload_rpow(const uint8_t r[16], MemHandle* out) {
 
 Status Backend::poly_enqueue(cl_command_queue q, cl_mem buf, size_t len, cl_mem rpow, Slot& slot,
                              std::vector<uint32_t>* groups) {
-    const Program* p = nullptr;
-    BC_TRY(program(kFamilyStream, &p));
-    cl_kernel kern = p->kernel("bc_poly1305_partial");
-    if (kern == nullptr) return Status(BC_ERR_INTERNAL, "OpenCL kernel missing: bc_poly1305_partial");
+    cl_kernel kern = nullptr;
+    BC_TRY(kernel("bc_poly1305_partial", &kern));
     poly_kernel_ = kern;
     const size_t nblocks = (len + 15) / 16;
     const size_t items = (nblocks + ghash_per_item_ - 1) / ghash_per_item_;

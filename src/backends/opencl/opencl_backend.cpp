@@ -1,8 +1,8 @@
 // The OpenCL backend: discovery, context, queues, keys and the Backend entry
 // points, which hand each algorithm to its family's file (ocl_backend_impl.h).
 // Kernels are the dialect cores compiled at run time from the embedded sources
-// (cl_embedded.h): one program per family, and one per block cipher for the
-// generic block kernels.
+// (cl_embedded.h), in program parts built on first use (opencl_kernels.h): a key
+// builds the parts its mode launches, and no other.
 #include "backends/opencl/ocl_backend_impl.h"
 
 #include <cstdio>
@@ -59,6 +59,7 @@ Status Backend::init() {
     // option leaves it as it is (slower than asked for, never weaker). aes=generic:
     // AES's raw modes through the generic block kernels (generic_block).
     options_ = o.str();
+    parts_ = Parts(ctx_.get(), dev_, options_);
     return Status::ok();
 }
 
@@ -120,23 +121,20 @@ Status Backend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>*
     k->alg = key.alg;
     if (generic_block(*key.alg)) {
         BC_TRY(block_prepare_key(key, k.get()));
+        BC_TRY(build_key_parts(*k));
         *out = std::move(k);
         return Status::ok();
     }
-    const Program* p = nullptr;
     switch (key.alg->cipher) {
         case Cipher::ChaCha20:
         case Cipher::XChaCha20:
-            BC_TRY(program(kFamilyStream, &p));
             bc_chacha_set_key(k->state, key.raw.data(), static_cast<int>(key.raw.size()));
             break;
         case Cipher::Salsa20:
         case Cipher::XSalsa20:
-            BC_TRY(program(kFamilyStream, &p));
             bc_salsa_set_key(k->state, key.raw.data(), static_cast<int>(key.raw.size()));
             break;
         case Cipher::AES: {
-            BC_TRY(program(kFamilyAes, &p));
             const size_t half = key.alg->mode == Mode::XTS ? key.raw.size() / 2 : key.raw.size();
             AesKeySchedule ks;
             if (!aes_expand_key(key.raw.data(), half, &ks))
@@ -164,6 +162,7 @@ Status Backend::prepare_key(const KeyMaterial& key, std::unique_ptr<BackendKey>*
         default:
             return Status(BC_ERR_NOT_SUPPORTED, "OpenCL backend: no kernel for this cipher");
     }
+    BC_TRY(build_key_parts(*k));
     *out = std::move(k);
     return Status::ok();
 }

@@ -17,6 +17,14 @@
 
 namespace bc {
 
+// A program part (backends/opencl/opencl_kernels.h) as this device built it.
+struct OpenClPart {
+    std::string name;          // "aes/ctr", "ghash", "block/camellia/xts-enc"
+    bool ok = false;           // false: the build failed (remembered, not retried)
+    bool from_cache = false;   // loaded from the binary cache rather than compiled
+    double seconds = 0;        // the build or the load
+};
+
 class OpenClBackend : public Backend {
 public:
     virtual const ocl::DeviceInfo& device() const = 0;
@@ -31,15 +39,19 @@ public:
 
     // The work-group size of the kernels' launches (the tuning entry's, or opencl.work_group=).
     virtual size_t work_group() const = 0;
-    // The smallest CL_KERNEL_WORK_GROUP_SIZE among the kernels of the programs built so far
-    // (their registers decide it; a launch over it is cut to a power of two under it); 0
-    // before any program is built.
+    // The smallest CL_KERNEL_WORK_GROUP_SIZE among the kernels of the program parts built so
+    // far (their registers decide it; a launch over it is cut to a power of two under it); 0
+    // before any part is built.
     virtual size_t kernel_work_group_limit() const = 0;
 
     // The build options (device capabilities as -D defines) of every program.
     virtual std::string build_options() const = 0;
-    // How the last program build went (cache hit, seconds), per family.
+    // Each program part built so far, in the order of first use: a line with how its build
+    // went (compiled, cached binary or failed; seconds; the cache file), then a line per
+    // kernel (largest work-group, private and local memory).
     virtual std::string build_report() const = 0;
+    // The same parts, as data.
+    virtual std::vector<OpenClPart> program_parts() const = 0;
 
     // Raw-mode work on data already in a device buffer: op.len bytes from byte 0
     // of buf, in place (op.in/op.out are ignored). The keystream offset must be a

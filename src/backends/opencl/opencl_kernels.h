@@ -1,28 +1,71 @@
-// The OpenCL programs: one per algorithm family, each an embedded root file
-// (kernels/*.cl) and the kernels the backend looks up in it.
+// The OpenCL programs, in parts: a part is a root file (kernels/*.cl) built under
+// one BC_PART_* define, which keeps only that part's kernels. Each part is built
+// on the first call that needs one of its kernels and cached on its own, so a
+// call compiles only what its mode launches: compiling the cipher cores that the
+// kernels inline is what takes the time.
 #pragma once
+
+#include <cstring>
 
 namespace bc {
 namespace ocl {
 
-enum Family { kFamilyAes = 0, kFamilyStream = 1, kFamilyCount = 2 };
+struct PartSpec {
+    const char* name;        // build_report's name; a block cipher's parts are "block/<cipher>/" + name
+    const char* root;        // the file built under the define
+    const char* define;      // the guard around the part's kernels in the root (or a file it includes)
+    const char* kernels[3];  // null-terminated: two at most
+};
 
-inline const char* family_name(Family f) { return f == kFamilyAes ? "aes" : "stream"; }
+inline constexpr char kAesCl[] = "backends/opencl/kernels/aes.cl";
+inline constexpr char kStreamCl[] = "backends/opencl/kernels/stream.cl";
+inline constexpr char kBlockCl[] = "backends/opencl/kernels/block.cl";
 
-inline const char* family_root(Family f) {
-    return f == kFamilyAes ? "backends/opencl/kernels/aes.cl" : "backends/opencl/kernels/stream.cl";
-}
+// AES's own kernels (a part per kernel: each is one or two inlined cores), GHASH,
+// the stream ciphers and Poly1305. GCM uses aes/ctr and ghash; the generic path's
+// GCM uses ghash too. XTS: the tweaks kernel, then the units' kernel, and the
+// stealing kernel only for units with a partial last block.
+inline constexpr PartSpec kParts[] = {
+    {"aes/ctr", kAesCl, "BC_PART_AES_CTR", {"bc_aes_ctr"}},
+    {"aes/ecb-enc", kAesCl, "BC_PART_AES_ECB_ENC", {"bc_aes_ecb_enc"}},
+    {"aes/ecb-dec", kAesCl, "BC_PART_AES_ECB_DEC", {"bc_aes_ecb_dec"}},
+    {"aes/cbc-enc", kAesCl, "BC_PART_AES_CBC_ENC", {"bc_aes_cbc_enc"}},
+    {"aes/cbc-dec", kAesCl, "BC_PART_AES_CBC_DEC", {"bc_aes_cbc_dec"}},
+    {"aes/xts-tweaks", kAesCl, "BC_PART_AES_XTS_TWEAKS", {"bc_aes_xts_tweaks"}},
+    {"aes/xts-enc", kAesCl, "BC_PART_AES_XTS_ENC", {"bc_aes_xts_enc"}},
+    {"aes/xts-dec", kAesCl, "BC_PART_AES_XTS_DEC", {"bc_aes_xts_dec"}},
+    {"aes/xts-steal-enc", kAesCl, "BC_PART_AES_XTS_STEAL_ENC", {"bc_aes_xts_steal_enc"}},
+    {"aes/xts-steal-dec", kAesCl, "BC_PART_AES_XTS_STEAL_DEC", {"bc_aes_xts_steal_dec"}},
+    {"ghash", "backends/opencl/kernels/ghash.cl", "BC_PART_GHASH", {"bc_ghash_partial"}},
+    {"stream/chacha20", kStreamCl, "BC_PART_CHACHA20", {"bc_chacha20_xor"}},
+    {"stream/chacha12", kStreamCl, "BC_PART_CHACHA12", {"bc_chacha12_xor"}},
+    {"stream/chacha8", kStreamCl, "BC_PART_CHACHA8", {"bc_chacha8_xor"}},
+    {"stream/salsa20", kStreamCl, "BC_PART_SALSA20", {"bc_salsa20_xor"}},
+    {"stream/salsa12", kStreamCl, "BC_PART_SALSA12", {"bc_salsa12_xor"}},
+    {"stream/salsa8", kStreamCl, "BC_PART_SALSA8", {"bc_salsa8_xor"}},
+    {"poly1305", "backends/opencl/kernels/poly1305.cl", "BC_PART_POLY1305", {"bc_poly1305_partial"}},
+};
 
-// Null-terminated list of kernel names.
-inline const char* const* family_kernels(Family f) {
-    static const char* const aes[] = {"bc_ghash_partial",  "bc_aes_ecb_enc",       "bc_aes_ecb_dec",
-                                      "bc_aes_ctr",        "bc_aes_cbc_dec",       "bc_aes_cbc_enc",
-                                      "bc_aes_xts_tweaks", "bc_aes_xts_enc",       "bc_aes_xts_dec",
-                                      "bc_aes_xts_steal_enc", "bc_aes_xts_steal_dec", nullptr};
-    static const char* const stream[] = {"bc_chacha20_xor", "bc_chacha12_xor", "bc_chacha8_xor",
-                                         "bc_salsa20_xor",  "bc_salsa12_xor",  "bc_salsa8_xor",
-                                         "bc_poly1305_partial", nullptr};
-    return f == kFamilyAes ? aes : stream;
+// The generic block kernels (block.cl), built per cipher behind its prelude. The
+// kernels that run no core ride with the part they serve; XTS (16-byte blocks)
+// encrypts its tweak list with ecb-enc's kernel.
+inline constexpr PartSpec kBlockParts[] = {
+    {"ctr", kBlockCl, "BC_PART_BLK_CTR", {"bc_block_ctr"}},
+    {"ecb-enc", kBlockCl, "BC_PART_BLK_ECB_ENC", {"bc_block_ecb_enc"}},
+    {"ecb-dec", kBlockCl, "BC_PART_BLK_ECB_DEC", {"bc_block_ecb_dec"}},
+    {"cbc-dec", kBlockCl, "BC_PART_BLK_CBC_DEC", {"bc_block_cbc_save", "bc_block_cbc_dec"}},
+    {"xts-tweaks", kBlockCl, "BC_PART_BLK_XTS_TWEAKS", {"bc_block_xts_list"}},
+    {"xts-enc", kBlockCl, "BC_PART_BLK_XTS_ENC", {"bc_block_xts_enc"}},
+    {"xts-dec", kBlockCl, "BC_PART_BLK_XTS_DEC", {"bc_block_xts_dec"}},
+};
+
+// The part of `parts` that holds `kernel`, or null.
+template <size_t N>
+const PartSpec* part_of(const PartSpec (&parts)[N], const char* kernel) {
+    for (const PartSpec& p : parts)
+        for (const char* const* k = p.kernels; *k; ++k)
+            if (std::strcmp(*k, kernel) == 0) return &p;
+    return nullptr;
 }
 
 }  // namespace ocl

@@ -1,7 +1,9 @@
 /*
- * The AES program: ECB, CBC, CTR (and GCM's inc32 CTR), XTS over the dialect's
- * bitsliced constant-time core (src/cores/aes/aes_bitsliced.h), plus the GHASH
- * partials of GCM (ghash.cl).
+ * The AES kernels: ECB, CBC, CTR (and GCM's inc32 CTR), XTS over the dialect's
+ * bitsliced constant-time core (src/cores/aes/aes_bitsliced.h). Each kernel is a
+ * program part of its own (opencl_kernels.h), kept by its BC_PART_AES_* define:
+ * every kernel inlines the core, so a call compiles only the ones it launches.
+ * ghash.cl brings the GF(2^128) power that XTS borrows (its kernel stays out).
  *
  * The core encrypts a batch of 32 blocks per work-item. For the modes whose
  * blocks are independent (ECB, CTR, CBC decryption) work-item w of W takes the
@@ -114,12 +116,17 @@ BC_FN void bc_ocl_aes_decrypt(bc_u32 *s, bc_ocl_rk rk, int rounds) {
         }                                                                              \
     }
 
+#if BC_PART_AES_ECB_ENC
 BC_OCL_ECB_KERNEL(bc_aes_ecb_enc, bc_ocl_aes_encrypt)
+#endif
+#if BC_PART_AES_ECB_DEC
 BC_OCL_ECB_KERNEL(bc_aes_ecb_dec, bc_ocl_aes_decrypt)
+#endif
 
 /* ---- CTR ----
  * Block b of the buffer uses counter block (ctr_hi:ctr_lo) + b, a 128-bit
  * big-endian number; with inc32 (GCM) only its low 32 bits count, mod 2^32. */
+#if BC_PART_AES_CTR
 BC_KERNEL void bc_aes_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_ocl_rk rk, int rounds,
                           bc_u64 ctr_hi, bc_u64 ctr_lo, int inc32) {
     const bc_u64 w = get_global_id(0), W = get_global_size(0);
@@ -148,11 +155,13 @@ BC_KERNEL void bc_aes_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_ocl_rk rk, in
     BC_AES_BS_UNROLL
     for (int i = 0; i < 128; ++i) s[i] = 0;
 }
+#endif
 
 /* ---- CBC ----
  * Decryption reads `in` and writes `out` (distinct buffers: block b needs
  * ciphertext block b - 1, which another work-item would overwrite in place).
  * iv: the chaining block as little-endian words. */
+#if BC_PART_AES_CBC_DEC
 BC_KERNEL void bc_aes_cbc_dec(const BC_GLOBAL bc_u8 *in, BC_GLOBAL bc_u8 *out, bc_u64 nblocks,
                               bc_ocl_rk rk, int rounds, uint4 iv) {
     const bc_u64 w = get_global_id(0), W = get_global_size(0);
@@ -172,11 +181,13 @@ BC_KERNEL void bc_aes_cbc_dec(const BC_GLOBAL bc_u8 *in, BC_GLOBAL bc_u8 *out, b
     BC_AES_BS_UNROLL
     for (int i = 0; i < 128; ++i) s[i] = 0;
 }
+#endif
 
 /* Encryption is one chain: a single work-item walks it (the engine prefers the
  * CPU for it; this keeps every mode available on every device). chain holds the
  * chaining block (little-endian words) on entry and the last ciphertext block
  * on return, so consecutive pieces on one queue continue the chain. */
+#if BC_PART_AES_CBC_ENC
 BC_KERNEL void bc_aes_cbc_enc(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_ocl_rk rk, int rounds,
                               BC_GLOBAL bc_u32 *chain) {
     if (get_global_id(0) != 0) return;
@@ -199,6 +210,7 @@ BC_KERNEL void bc_aes_cbc_enc(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_ocl_rk rk
     chain[3] = c.w;
     for (int i = 0; i < 128; ++i) s[i] = 0;
 }
+#endif
 
 /* ---- XTS (IEEE 1619) ----
  * A tweak is a 128-bit little-endian number (lo, hi); bit i is the coefficient
@@ -238,6 +250,7 @@ BC_FN void bc_ocl_xts_load_tweak(const BC_GLOBAL bc_u8 *p, bc_u64 *lo, bc_u64 *h
 
 /* tweaks[u] = E_k2(start + u) for u < nunits; start is (t_lo, t_hi), added as a
  * 128-bit little-endian number. */
+#if BC_PART_AES_XTS_TWEAKS
 BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 t_lo, bc_u64 t_hi,
                                  bc_ocl_rk rk2, int rounds) {
     const bc_u64 w = get_global_id(0), W = get_global_size(0);
@@ -258,6 +271,7 @@ BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 
         if (u < nunits) bc_ocl_aes_store(tweaks + 16 * u, s, j, (uint4)(0));
     }
 }
+#endif
 
 /* The blocks of each data unit that need no stealing: plain_blocks per unit,
  * 32 per work-item (segs work-items per unit). Unit u starts at byte
@@ -304,8 +318,12 @@ BC_KERNEL void bc_aes_xts_tweaks(BC_GLOBAL bc_u8 *tweaks, bc_u64 nunits, bc_u64 
         for (int i = 0; i < 128; ++i) s[i] = 0;                                             \
     }
 
+#if BC_PART_AES_XTS_ENC
 BC_OCL_XTS_KERNEL(bc_aes_xts_enc, bc_ocl_aes_encrypt)
+#endif
+#if BC_PART_AES_XTS_DEC
 BC_OCL_XTS_KERNEL(bc_aes_xts_dec, bc_ocl_aes_decrypt)
+#endif
 
 /* Ciphertext stealing for units of full_blocks whole blocks plus `tail` bytes
  * (0 < tail < 16): the last whole block and the tail, 32 units per work-item,
@@ -372,5 +390,9 @@ BC_OCL_XTS_KERNEL(bc_aes_xts_dec, bc_ocl_aes_decrypt)
         for (int i = 0; i < 128; ++i) s[i] = 0;                                             \
     }
 
+#if BC_PART_AES_XTS_STEAL_ENC
 BC_OCL_XTS_STEAL_KERNEL(bc_aes_xts_steal_enc, bc_ocl_aes_encrypt, 1)
+#endif
+#if BC_PART_AES_XTS_STEAL_DEC
 BC_OCL_XTS_STEAL_KERNEL(bc_aes_xts_steal_dec, bc_ocl_aes_decrypt, 0)
+#endif

@@ -2,8 +2,10 @@
  * The generic block-cipher program: ECB (both directions), CTR (full-width counter
  * or inc32), CBC decryption and XTS (both directions, whole blocks) over any block
  * cipher of the cipher folders, as thin loops over the items of
- * src/modes/block/block_modes.h. The backend builds this file once per cipher,
- * behind a prelude that names the cipher and includes its device.inc:
+ * src/modes/block/block_modes.h. The backend builds this file per cipher and
+ * program part (opencl_kernels.h: a BC_PART_BLK_* define keeps the part's kernels,
+ * so a call compiles only the cores it launches), behind a prelude that names the
+ * cipher and includes its device.inc:
  *
  *   #define BC_DEVICE_BLOCK_CIPHER(id, ID)        (empty: the include only brings the core)
  *   #define BC_<ID>_KS_SPACE BC_CONSTANT          (expanded keys in constant memory;
@@ -15,7 +17,7 @@
  *
  * From id and ID the naming convention of the cipher folders gives the core
  * (bc_<id>_encrypt_batch / _decrypt_batch) and its sizes (BC_<ID>_BLOCK_BYTES,
- * BC_<ID>_BATCH). Kernel names do not depend on the cipher: one program per cipher.
+ * BC_<ID>_BATCH). Kernel names do not depend on the cipher: programs are per cipher.
  *
  * Work split: an item is one batch of the core. On GPUs (BC_DEV_GPU) a tile of
  * 32 * BATCH blocks goes to 32 neighbouring work-items, work-item l taking blocks
@@ -73,21 +75,26 @@ BC_FN bc_u64 bc_blk_first(bc_u64 g) {
 
 /* ---- ECB: nblocks blocks of buf in place ---- */
 
+#if BC_PART_BLK_ECB_ENC
 BC_KERNEL void bc_block_ecb_enc(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_BLK_KS_PARAM) {
     BC_BLK_STAGE_KS;
     const bc_u64 first = bc_blk_first(get_global_id(0));
     if (first < nblocks) bc_blk_ecb_item(ks, buf, buf, nblocks, first, BC_BLK_LANES, 1, 1);
 }
+#endif
 
+#if BC_PART_BLK_ECB_DEC
 BC_KERNEL void bc_block_ecb_dec(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_BLK_KS_PARAM) {
     BC_BLK_STAGE_KS;
     const bc_u64 first = bc_blk_first(get_global_id(0));
     if (first < nblocks) bc_blk_ecb_item(ks, buf, buf, nblocks, first, BC_BLK_LANES, 0, 1);
 }
+#endif
 
 /* ---- CTR: len bytes of buf in place; ctr holds the counter block of keystream
  * block 0 as big-endian words (the first BW used) ---- */
 
+#if BC_PART_BLK_CTR
 BC_KERNEL void bc_block_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 len, BC_BLK_KS_PARAM, uint4 ctr, int inc32) {
     BC_BLK_STAGE_KS;
     const bc_u64 first = bc_blk_first(get_global_id(0));
@@ -95,10 +102,12 @@ BC_KERNEL void bc_block_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 len, BC_BLK_KS_PARAM, u
     bc_u32 c[4] = {ctr.x, ctr.y, ctr.z, ctr.w};
     bc_blk_ctr_item(ks, c, inc32, 0, buf, buf, len, first, BC_BLK_LANES, 1);
 }
+#endif
 
 /* ---- CBC decryption in place: first the chaining block of every item (the
  * ciphertext block before it; iv for item 0) is saved, then the items run ---- */
 
+#if BC_PART_BLK_CBC_DEC
 BC_KERNEL void bc_block_cbc_save(const BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_GLOBAL bc_u32 *chains, uint4 iv) {
     const bc_u64 g = get_global_id(0);
     const bc_u64 first = g * BC_BLK_BATCH;
@@ -118,12 +127,14 @@ BC_KERNEL void bc_block_cbc_dec(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_BLK_KS_
     for (int q = 0; q < BC_BLK_BW; ++q) chain[q] = chains[BC_BLK_BW * g + q];
     bc_blk_cbc_dec_item(ks, chain, buf, buf, nblocks, first, 1);
 }
+#endif
 
 #if BC_BLK_BLOCK == 16
 /* ---- XTS ---- */
 
 /* The tweak list of units units: t0 + u as a 128-bit little-endian number, to be
  * encrypted in place by bc_block_ecb_enc under the tweak key. */
+#if BC_PART_BLK_XTS_TWEAKS
 BC_KERNEL void bc_block_xts_list(BC_GLOBAL bc_u32 *list, bc_u64 units, bc_u64 t0_lo, bc_u64 t0_hi) {
     const bc_u64 u = get_global_id(0);
     if (u >= units) return;
@@ -134,6 +145,7 @@ BC_KERNEL void bc_block_xts_list(BC_GLOBAL bc_u32 *list, bc_u64 units, bc_u64 t0
     list[4 * u + 2] = (bc_u32)hi;
     list[4 * u + 3] = (bc_u32)(hi >> 32);
 }
+#endif
 
 /* nunits units of unit_bytes bytes from byte base of buf, in place: the first
  * nblocks whole blocks of each (ciphertext stealing is the host's). Unit u's
@@ -162,17 +174,21 @@ BC_FN void bc_blk_xts(BC_GLOBAL bc_u8 *buf, bc_u64 base, bc_u64 nunits, bc_u64 u
     bc_blk_xts_item(ks, lo, hi, p, p, nblocks, first, BC_BLK_LANES, enc, aligned);
 }
 
+#if BC_PART_BLK_XTS_ENC
 BC_KERNEL void bc_block_xts_enc(BC_GLOBAL bc_u8 *buf, bc_u64 base, bc_u64 nunits, bc_u64 unit_bytes,
                                 bc_u64 nblocks, bc_u64 items_per_unit, const BC_GLOBAL bc_u32 *tweaks,
                                 bc_u64 tbase, const BC_GLOBAL bc_u64 *apow, BC_BLK_KS_PARAM) {
     BC_BLK_STAGE_KS;
     bc_blk_xts(buf, base, nunits, unit_bytes, nblocks, items_per_unit, tweaks, tbase, apow, ks, 1);
 }
+#endif
 
+#if BC_PART_BLK_XTS_DEC
 BC_KERNEL void bc_block_xts_dec(BC_GLOBAL bc_u8 *buf, bc_u64 base, bc_u64 nunits, bc_u64 unit_bytes,
                                 bc_u64 nblocks, bc_u64 items_per_unit, const BC_GLOBAL bc_u32 *tweaks,
                                 bc_u64 tbase, const BC_GLOBAL bc_u64 *apow, BC_BLK_KS_PARAM) {
     BC_BLK_STAGE_KS;
     bc_blk_xts(buf, base, nunits, unit_bytes, nblocks, items_per_unit, tweaks, tbase, apow, ks, 0);
 }
+#endif
 #endif

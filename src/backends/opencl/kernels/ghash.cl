@@ -1,5 +1,6 @@
 /*
- * GHASH partials on the device (part of the AES program: aes.cl includes it).
+ * GHASH partials on the device: the part "ghash" (BC_PART_GHASH), built from this
+ * file alone; aes.cl includes it for bc_ocl_gf_pow, without the kernel.
  *
  * GHASH_H of a piece X1..Xn (16-byte blocks, the last one zero-padded) is
  * G = sum Xi * H^(n-i+1) (backend.h's partial is H * G: the host adds that
@@ -54,6 +55,7 @@ BC_FN bc_gf128 bc_ocl_ghash_load(const BC_GLOBAL bc_u8 *data, bc_u64 block, bc_u
  * out:      per work-group (hi, lo): the partial of the group's blocks
  * scratch:  3 * local size words
  */
+#if BC_PART_GHASH
 BC_KERNEL void bc_ghash_partial(const BC_GLOBAL bc_u8 *data, bc_u64 len, bc_u32 per_item,
                                 BC_CONSTANT const bc_u64 *hpow, BC_GLOBAL bc_u64 *out,
                                 BC_LOCAL bc_u64 *scratch) {
@@ -103,3 +105,4 @@ BC_KERNEL void bc_ghash_partial(const BC_GLOBAL bc_u8 *data, bc_u64 len, bc_u32 
         out[2 * get_group_id(0) + 1] = acc_lo[0];
     }
 }
+#endif

@@ -1,6 +1,6 @@
 /*
- * Poly1305 partials on the device (part of the stream program: stream.cl
- * includes it), for ChaCha20-Poly1305 chunks and MACs.
+ * Poly1305 partials on the device, for ChaCha20-Poly1305 chunks and MACs: the
+ * part "poly1305" (BC_PART_POLY1305), built from this file alone.
  *
  * backend.h's partial of blocks m1..mn (16 bytes, the last zero-padded, each
  * with the 2^128 bit added, as the RFC 8439 AEAD pads) is
@@ -78,6 +78,7 @@ BC_FN bc_p1305 bc_p1305_pow(BC_CONSTANT const bc_u32 *tab, bc_u64 e) {
  * out:      per work-group five limbs: the partial of the group's blocks
  * scratch:  6 * local size words
  */
+#if BC_PART_POLY1305
 BC_KERNEL void bc_poly1305_partial(const BC_GLOBAL bc_u8 *data, bc_u64 len, bc_u32 per_item,
                                    BC_CONSTANT const bc_u32 *rpow, BC_GLOBAL bc_u32 *out,
                                    BC_LOCAL bc_u32 *scratch) {
@@ -120,3 +121,4 @@ BC_KERNEL void bc_poly1305_partial(const BC_GLOBAL bc_u8 *data, bc_u64 len, bc_u
     if (lid == 0)
         for (int i = 0; i < 5; ++i) out[5 * get_group_id(0) + i] = acc[i];
 }
+#endif

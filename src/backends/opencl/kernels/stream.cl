@@ -1,7 +1,7 @@
 /*
- * The stream-cipher program: ChaCha (both layouts, 8/12/20 rounds) and Salsa20
- * (8/12/20 rounds) keystream XOR, over the dialect cores in src/cores, and the
- * Poly1305 partials of ChaCha20-Poly1305 (poly1305.cl).
+ * The stream-cipher kernels: ChaCha (both layouts, 8/12/20 rounds) and Salsa20
+ * (8/12/20 rounds) keystream XOR, over the dialect cores in src/cores; each
+ * variant a program part of its own (BC_PART_CHACHA20 etc., opencl_kernels.h).
  *
  * The host places a piece in the buffer `lead` bytes in, where lead is the
  * piece's keystream offset modulo 64, so buffer block g lines up with keystream
@@ -14,7 +14,6 @@
  */
 #include "cores/chacha/chacha.h"
 #include "cores/salsa/salsa.h"
-#include "poly1305.cl"
 
 /* XOR of one 64-byte buffer block with keystream words ks[0..15]. */
 BC_FN void bc_ocl_xor64(BC_GLOBAL bc_u8 *buf, bc_u64 block, const bc_u32 ks[16]) {
@@ -61,9 +60,21 @@ BC_FN void bc_ocl_state(uint16 st, bc_u32 s[16]) {
         bc_ocl_xor64(buf, g, ks);                                                     \
     }
 
+#if BC_PART_CHACHA20
 BC_OCL_CHACHA_KERNEL(20)
+#endif
+#if BC_PART_CHACHA12
 BC_OCL_CHACHA_KERNEL(12)
+#endif
+#if BC_PART_CHACHA8
 BC_OCL_CHACHA_KERNEL(8)
+#endif
+#if BC_PART_SALSA20
 BC_OCL_SALSA_KERNEL(20)
+#endif
+#if BC_PART_SALSA12
 BC_OCL_SALSA_KERNEL(12)
+#endif
+#if BC_PART_SALSA8
 BC_OCL_SALSA_KERNEL(8)
+#endif

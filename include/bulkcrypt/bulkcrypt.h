@@ -139,11 +139,13 @@ typedef struct bc_context bc_context;
 
 /* device: which devices the context runs on. The strings are exact (lower case, no
  * spaces); anything else is refused with BC_ERR_BAD_DEVICE. NULL means "auto".
- *   "auto"     the CPU and every CUDA GPU of the machine, as "hybrid" below, when at
- *              least one CUDA GPU is present and all of them start; otherwise (no GPU,
- *              no CUDA driver, a build without CUDA, or a GPU that fails to start) the
- *              CPU alone, as "cpu". Never an OpenCL device. bc_context_device_name
- *              then begins with "hybrid" or "cpu", the one chosen.
+ *   "auto"     the CPU and every GPU of the machine, as "hybrid" below, when at least
+ *              one GPU is there for it (a CUDA GPU, or an OpenCL GPU) and every CUDA GPU
+ *              starts; otherwise (no GPU, no driver, a build without CUDA or OpenCL, or a
+ *              CUDA GPU that fails to start) the CPU alone, as "cpu". Never an OpenCL
+ *              device of CPU type (PoCL, a CPU runtime): a machine whose only OpenCL
+ *              devices are CPUs gets "cpu". bc_context_device_name then begins with
+ *              "hybrid" or "cpu", the one chosen.
  *   "cpu"      the CPU backend: OpenSSL's libcrypto or bulkcrypt's portable cores
  *              (cpu.impl=), on a pool of threads=N threads (default: every core).
  *   "cuda:N"   the CUDA GPU of ordinal N (decimal, 1 to 4 digits, as CUDA numbers
@@ -156,12 +158,17 @@ typedef struct bc_context bc_context;
  *              platform its devices, numbered from 0 (`bulkcrypt devices` prints
  *              it). Malformed N: BC_ERR_BAD_DEVICE; no platform installed, no device,
  *              N past the last one, or a build without OpenCL: BC_ERR_NO_DEVICE.
- *   "hybrid"   the engine: the CPU backend (every core unless threads=N) and every
- *              CUDA GPU, pulling pieces of each large call from one queue; a call
- *              under bc_context_cpu_threshold bytes runs whole on one worker (the CPU,
- *              unless other callers keep every core busy), device pointers go to the
- *              GPU that owns them. No CUDA GPU: BC_ERR_NO_DEVICE (no fallback); a GPU
- *              that fails to start: that failure.
+ *   "hybrid"   the engine: the CPU backend (every core unless threads=N), every CUDA
+ *              GPU and every OpenCL GPU-type device that is not one of those CUDA GPUs
+ *              (told apart by PCI address; without one, NVIDIA's OpenCL devices are left
+ *              to CUDA when CUDA has GPUs), pulling pieces of each large call from one
+ *              queue; a call under bc_context_cpu_threshold bytes runs whole on one
+ *              worker (the CPU, unless other callers keep every core busy: then the
+ *              least loaded GPU, the fastest first as measured by `bulkcrypt tune` on
+ *              this machine, else CUDA GPUs before OpenCL ones), device pointers go to
+ *              the CUDA GPU that owns them. No GPU: BC_ERR_NO_DEVICE (no fallback); a
+ *              CUDA GPU that fails to start: that failure; an OpenCL GPU that fails to
+ *              open is left out.
  *   "cuda:all" the same engine over every CUDA GPU, without the CPU. No CUDA GPU:
  *              BC_ERR_NO_DEVICE; a GPU that fails to start: that failure.
  * The options are checked first: a bad option is BC_ERR_BAD_OPTION whatever the

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "backends/device_desc.h"
 #include "capi/capi_internal.h"
 #include "catalog/block_cipher.h"
 #include "engine/engine_backend.h"
@@ -11,7 +12,7 @@
 
 using namespace bc;
 
-// Factories of the backends this build lacks. (Not weak symbols: a weak
+// Factories and device lists of the backends this build lacks. (Not weak symbols: a weak
 // definition in a static archive stops the linker from pulling the real one.)
 namespace bc {
 #if !defined(BC_HAVE_CUDA)
@@ -19,10 +20,15 @@ Status make_cuda_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) 
     return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no CUDA backend (nvcc was not found at build time)");
 }
 int cuda_device_count() { return 0; }
+Status cuda_device_desc(int, DeviceDesc*) { return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no CUDA backend"); }
 #endif
 #if !defined(BC_HAVE_OPENCL)
 Status make_opencl_backend(int, const ContextOptions&, std::unique_ptr<Backend>*) {
     return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no OpenCL backend (no OpenCL ICD loader at build time)");
+}
+Status opencl_device_descs(std::vector<DeviceDesc>* out) {
+    out->clear();
+    return Status(BC_ERR_NO_DEVICE, "this build of bulkcrypt has no OpenCL backend");
 }
 #endif
 }  // namespace bc
@@ -185,7 +191,8 @@ bc_status bc_context_create(const char* device, const char* options, bc_context*
         std::string dev = device ? device : "auto";
         int index = 0;
         if (dev == "auto") {
-            // The best devices present: the CPU and every CUDA GPU through the engine, else the CPU.
+            // The best devices present: the CPU and every GPU (CUDA, and OpenCL GPUs that CUDA
+            // does not drive) through the engine, else the CPU. Never an OpenCL CPU device.
             if (make_device_engine(true, c->options, &c->backend).is_ok()) {
                 c->device = "hybrid";
             } else {
@@ -193,7 +200,7 @@ bc_status bc_context_create(const char* device, const char* options, bc_context*
                 c->device = "cpu";
             }
         } else if (dev == "hybrid" || dev == "cuda:all") {
-            // src/engine: one queue of chunks for the CPU and every GPU ("hybrid") or every GPU.
+            // src/engine: one queue of chunks for the CPU and every GPU ("hybrid") or every CUDA GPU.
             BC_TRY(make_device_engine(dev == "hybrid", c->options, &c->backend));
             c->device = dev;
         } else if (dev == "cpu") {

@@ -160,13 +160,24 @@ public:
         auto k = std::make_unique<EngineKey>();
         k->keys.resize(workers_.size());
         bool any = false;
+        Status left_out;  // the first device worker that could not take the key
         for (size_t i = 0; i < workers_.size(); ++i) {
             if (!workers_[i]->supports(*key.alg)) continue;
             Status st = workers_[i]->prepare_key(key, &k->keys[i]);
-            if (!st) return Status(st.code, worker_label(i) + ": " + st.detail);
-            any = true;
+            if (st) {
+                any = true;
+                continue;
+            }
+            st = Status(st.code, worker_label(i) + ": " + st.detail);
+            // A device that cannot take the key (its run-time compiler, its memory) leaves it
+            // to the other workers; a failure any worker would repeat (the key) is the call's.
+            if (is_cpu(i) || !retryable(st.code)) return st;
+            k->keys[i].reset();
+            if (left_out.is_ok()) left_out = st;
         }
-        if (!any) return Status(BC_ERR_NOT_SUPPORTED, std::string("no worker of the engine takes ") + key.alg->name);
+        if (!any)
+            return left_out.is_ok() ? Status(BC_ERR_NOT_SUPPORTED, std::string("no worker of the engine takes ") + key.alg->name)
+                                    : left_out;
         if (key.alg->mode == Mode::GCM) {
             // H = E_K(0) under the row's block cipher (AES's schedule, or the descriptor's).
             HostBlockSchedule ks;

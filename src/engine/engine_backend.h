@@ -26,7 +26,10 @@
 // worker alone (or the first worker that has the key); device memory goes to
 // the one worker that owns it, unsplit.
 //
-// Faults: a worker whose piece fails is taken out of the job. When the input
+// Faults: a device worker whose prepare_key fails for a reason another worker would
+// not repeat (device, memory, internal errors, not supported: a run-time compiler that
+// rejects a kernel) holds no key: the key's jobs run on the others, and the call fails
+// only when no worker holds it. A worker whose piece fails is taken out of the job. When the input
 // is intact (out-of-place jobs, or a MAC) and the failure is not the caller's
 // fault (device, memory, internal errors), the piece goes back to the queue and
 // another worker runs it; otherwise the job stops handing out pieces, waits
@@ -153,14 +156,18 @@ void engine_cbc_chains(size_t block, const uint8_t* iv, const uint8_t* in, size_
                        uint8_t* chains);
 void engine_ctr_piece(size_t block, const uint8_t* ctr, uint64_t pos, uint8_t* piece_ctr, uint64_t* piece_offset);
 
-// Engines over the devices of this machine (src/engine/engine_devices.cpp):
-//   with_cpu = true:  "hybrid", the CPU backend and every CUDA GPU
+// Engines over the devices of this machine (src/engine/engine_devices.cpp, its rules in
+// engine_devices.h):
+//   with_cpu = true:  "hybrid", the CPU backend, every CUDA GPU and every OpenCL GPU that
+//                     no CUDA worker drives (never an OpenCL CPU device)
 //   with_cpu = false: "cuda:all", every CUDA GPU
-// BC_ERR_NO_DEVICE when no CUDA GPU is present. The CPU worker gets every core
-// (opt.threads overrides): a job it runs alone must not lose the cores the GPU
-// pipelines would use; while both run, the OS shares the cores.
-// base: engine options to start from (chunk, threshold, hook); name, worker_devices and
-// device_of are filled in here.
+// The CPU worker comes first, then the GPUs, fastest first by the rates measured on this
+// machine (engine_gpu_order). BC_ERR_NO_DEVICE when there is no such GPU. A CUDA GPU that
+// fails to start is an error; an OpenCL GPU that fails to open is left out. The CPU worker
+// gets every core (opt.threads overrides): a job it runs alone must not lose the cores the
+// GPU pipelines would use; while both run, the OS shares the cores.
+// base: engine options to start from (chunk, threshold, hook); name and worker_devices are
+// filled in here.
 Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_ptr<Backend>* out,
                           const EngineOptions* base = nullptr);
 // How many CUDA GPUs make_device_engine would use (0 without CUDA).

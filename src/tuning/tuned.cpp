@@ -100,6 +100,21 @@ const Tuning* find_tuned(const DeviceTraits& dev, const char* family, const char
     return any_mode;
 }
 
+double tuned_rate(const DeviceTraits& dev, const char* family, const char* mode) {
+    Registry& r = registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    double best = 0;
+    for (const auto& s : r.sets) {
+        if (!s->active || !same_device(s->dev, dev)) continue;
+        for (const TunedEntry& e : s->entries) {
+            if (family && e.family != family) continue;
+            if (mode && e.mode != mode && e.mode != "*") continue;
+            if (e.rate_gbs > best) best = e.rate_gbs;
+        }
+    }
+    return best;
+}
+
 void clear_tuned() {
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mu);

@@ -29,6 +29,12 @@ void set_tuned(const DeviceIdentity& id, const DeviceTraits& dev, const std::vec
 // The tuned entry for this device, family and mode; nullptr when none is in effect.
 const Tuning* find_tuned(const DeviceTraits& dev, const char* family, const char* mode);
 
+// The best rate (TunedEntry::rate_gbs, GB/s) among the entries in effect for this device
+// whose family is `family` and whose mode is `mode` or "*"; nullptr matches any family or
+// mode. 0 when none was measured. Rates of different entries measure different workloads
+// (the tuner's choice), so they compare devices only roughly.
+double tuned_rate(const DeviceTraits& dev, const char* family = nullptr, const char* mode = nullptr);
+
 // Takes every tuned entry out of effect (tests; `bulkcrypt tune --reset`).
 void clear_tuned();
 

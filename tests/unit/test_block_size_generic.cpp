@@ -24,6 +24,7 @@
 #include "catalog/catalog.h"
 #include "engine/engine_backend.h"
 #include "modes/block/host_modes.h"
+#include "test_engine_util.h"
 
 namespace {
 
@@ -459,41 +460,28 @@ TEST(EnginePieces, CtrPieceCounterIsTheWholeBlockAdvanced) {
 namespace {
 
 // A worker that records every piece it is given, then runs it on the CPU backend.
-class RecordingBackend final : public bc::Backend {
+class RecordingBackend final : public bc_test::ForwardingBackend {
 public:
     struct Piece {
         size_t in_off, len;
         Bytes iv;
         uint64_t offset;
     };
-    RecordingBackend(std::unique_ptr<bc::Backend> b, const uint8_t* base) : b_(std::move(b)), base_(base) {}
-    const char* name() const override { return b_->name(); }
+    RecordingBackend(std::unique_ptr<bc::Backend> b, const uint8_t* base)
+        : ForwardingBackend(std::move(b)), base_(base) {}
     std::string device_name() const override { return "recording " + b_->device_name(); }
-    bool supports(const bc::Algorithm& a) const override { return b_->supports(a); }
-    bool supports_memory(bc_memory m) const override { return b_->supports_memory(m); }
     bool is_cpu() const override { return false; }  // not kept for small jobs: it takes pieces like a GPU
-    bc::Status prepare_key(const bc::KeyMaterial& k, std::unique_ptr<bc::BackendKey>* out) override {
-        return b_->prepare_key(k, out);
-    }
     bc::Status cipher(const bc::KeyMaterial& k, const bc::BackendKey& bk, const bc::CipherOp& op) override {
         {
             std::lock_guard<std::mutex> lk(mu_);
             pieces.push_back({size_t(op.in - base_), op.len, Bytes(op.iv, op.iv + op.iv_len), op.offset});
         }
-        return b_->cipher(k, bk, op);
+        return ForwardingBackend::cipher(k, bk, op);
     }
-    bc::Status aead_chunk(const bc::KeyMaterial& k, const bc::BackendKey& bk, bc::AeadChunkOp& op) override {
-        return b_->aead_chunk(k, bk, op);
-    }
-    bc::Status mac(const bc::KeyMaterial& k, const bc::BackendKey& bk, bc::MacOp& op) override {
-        return b_->mac(k, bk, op);
-    }
-    bc::Status wipe(void* p, size_t n, bc_memory m, void* s) override { return b_->wipe(p, n, m, s); }
 
     std::vector<Piece> pieces;
 
 private:
-    std::unique_ptr<bc::Backend> b_;
     const uint8_t* base_;
     std::mutex mu_;
 };

@@ -40,6 +40,34 @@ struct WrappedCtx {
     bc::Backend& backend() { return *ctx->backend; }
 };
 
+// A worker that hands every call to another backend (not aead_oneshot: such a worker
+// splits AEADs into chunks); tests override what they change.
+class ForwardingBackend : public bc::Backend {
+public:
+    explicit ForwardingBackend(std::unique_ptr<bc::Backend> b) : b_(std::move(b)) {}
+    const char* name() const override { return b_->name(); }
+    std::string device_name() const override { return b_->device_name(); }
+    bool supports(const bc::Algorithm& a) const override { return b_->supports(a); }
+    bool supports_memory(bc_memory m) const override { return b_->supports_memory(m); }
+    bool is_cpu() const override { return b_->is_cpu(); }
+    bc::Status prepare_key(const bc::KeyMaterial& k, std::unique_ptr<bc::BackendKey>* out) override {
+        return b_->prepare_key(k, out);
+    }
+    bc::Status cipher(const bc::KeyMaterial& k, const bc::BackendKey& bk, const bc::CipherOp& op) override {
+        return b_->cipher(k, bk, op);
+    }
+    bc::Status aead_chunk(const bc::KeyMaterial& k, const bc::BackendKey& bk, bc::AeadChunkOp& op) override {
+        return b_->aead_chunk(k, bk, op);
+    }
+    bc::Status mac(const bc::KeyMaterial& k, const bc::BackendKey& bk, bc::MacOp& op) override {
+        return b_->mac(k, bk, op);
+    }
+    bc::Status wipe(void* p, size_t n, bc_memory m, void* s) override { return b_->wipe(p, n, m, s); }
+
+protected:
+    std::unique_ptr<bc::Backend> b_;
+};
+
 struct CKey {
     bc_key* k = nullptr;
     CKey(bc_context* ctx, const char* alg, const Bytes& key) {

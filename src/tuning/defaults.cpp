@@ -43,9 +43,12 @@ constexpr KernelTuning kCudaGeneric{128, 8, 0, 0};
 // whose blocks pass through shared memory (2) win where the core's code is large (CLEFIA,
 // Camellia), by a (device, cipher, "xts") entry; cuda.xts_layout= overrides any of them.
 constexpr KernelTuning kCudaGenericXtsSmem{128, 8, 0, 2};
+// The stream kernels (Salsa, ChaCha, their Poly1305): 256 threads a block, grid capped at 8
+// blocks an SM, two 64-byte blocks a thread an iteration (kernel items_per_thread).
+constexpr KernelTuning kCudaStream{256, 8, 2, 0};
 constexpr KernelTuning kNone{0, 0, 0, 0};
-// Host memory through a CUDA device: the shared pipeline's pieces and depth, and the
-// staging slots of host-memory MACs.
+// Host memory through a CUDA device: the shared pipeline's pieces and depth (read from the
+// device's "generic" entry), and the staging slots of host-memory MACs.
 constexpr PipelineTuning kCudaPipe{kCudaHostPipelineChunk, kCudaHostPipelineDepth, 64 * MiB};
 constexpr EngineTuning kNoEngine{0, 0, 0, 0};
 
@@ -66,6 +69,25 @@ const Tuning kTable[] = {
      "and 8 MiB pieces best, 1 GiB pageable jobs at 92-99 % of the NO-OP rate). The grid cap of "
      "8 blocks per SM and the 64 MiB MAC staging are estimates carried from the AES kernels."},
 
+    // ChaCha: bulkcrypt tune's winners, fewer and larger blocks than the kernels' default
+    {kH100, "chacha", "stream", {512, 2, 1, 0}, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, bulkcrypt tune 2026-11-28, bench/results/2026-11-28-cuda-tune "
+     "(run1 and run2: 512 threads, 2 blocks an SM, unroll 1 won both searches, 1,216.8 and 1,242.9 GB/s "
+     "against 1,135.7 and 1,123.1 for 256/8/2; the C API on 1 GiB in device memory, in turns: 1,197.3 and "
+     "1,186.3 against 968.5 and 957.6)."},
+    {kH100, "chacha", "chachapoly", {1024, 1, 2, 0}, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, bulkcrypt tune 2026-11-28, bench/results/2026-11-28-cuda-tune "
+     "(1,024 threads, one block an SM won both searches, unroll 2 in run1 (790.0 against 754.4 GB/s) and 1 "
+     "in run2 (735.6 against 713.7), within the noise of each other; the C API on 1 GiB in device memory, "
+     "in turns: 1,037.0 and 1,052.3 against 1,003.7 and 1,018.4)."},
+    {kH100, "chacha", "*", kCudaStream, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-22, bench/results/2026-11-22-h100-suite "
+     "(GPU_TESTS.md: ChaCha20 1,303.2 GB/s against a device copy of 1,442.6, ChaCha20-Poly1305 "
+     "931.4). The stream kernels' shape since they were written; its modes have entries above."},
+    {kH100, "salsa", "*", kCudaStream, kNone, kNone, kCudaPipe, kNoEngine,
+     "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-22, bench/results/2026-11-22-h100-suite "
+     "(GPU_TESTS.md). The stream kernels' shape since they were written, not swept."},
+
     // XTS layouts measured per cipher, where the default (interleaved) loses
     {kH100, "clefia", "xts", kCudaGenericXtsSmem, kNone, kNone, kCudaPipe, kNoEngine,
      "H100 SXM 80 GB HBM3, driver 580.159.04, 2026-11-27, bench/results/2026-11-27-table-ciphers-grids "
@@ -81,6 +103,12 @@ const Tuning kTable[] = {
     {kAnyCuda, "aes", "*", kAesKernel, kAesPair, kGhash, kCudaPipe, kNoEngine,
      "fallback for unmeasured CUDA devices: the H100's numbers "
      "(bench/results/2026-11-25-aes-lane-pair-decryption), unverified elsewhere."},
+    {kAnyCuda, "chacha", "*", kCudaStream, kNone, kNone, kCudaPipe, kNoEngine,
+     "fallback for unmeasured CUDA devices: the H100's numbers "
+     "(bench/results/2026-11-22-h100-suite), unverified elsewhere."},
+    {kAnyCuda, "salsa", "*", kCudaStream, kNone, kNone, kCudaPipe, kNoEngine,
+     "fallback for unmeasured CUDA devices: the H100's numbers "
+     "(bench/results/2026-11-22-h100-suite), unverified elsewhere."},
     {kAnyCuda, "generic", "*", kCudaGeneric, kNone, kNone, kCudaPipe, kNoEngine,
      "fallback for unmeasured CUDA devices: the H100's numbers "
      "(bench/results/2026-11-23-scratch-pool-hybrid), unverified elsewhere."},

@@ -131,6 +131,10 @@ Tuning apply_overrides(const Tuning& t, const Overrides& o) {
     if (o.ghash_variant >= 0) r.ghash.variant = o.ghash_variant;
     if (o.pair_cc_waves > 0) r.pair.variant = o.pair_cc_waves;
     if (o.work_group > 0) r.kernel.threads_per_block = o.work_group;
+    if (o.threads > 0) r.kernel.threads_per_block = o.threads;
+    if (o.blocks_per_sm > 0) r.kernel.blocks_per_sm = o.blocks_per_sm;
+    if (o.unroll > 0) r.kernel.items_per_thread = o.unroll;
+    if (o.pair_blocks_per_sm > 0) r.pair.blocks_per_sm = o.pair_blocks_per_sm;
     return r;
 }
 
@@ -154,6 +158,15 @@ bool parse_option(const std::string& key, const std::string& value, Overrides* o
     } else if (key == "cuda.blocks_per_sm") {
         if (parse_int(value, 1, kMaxBlocksPerSm, &o->blocks_per_sm)) return true;
         *why = "cuda.blocks_per_sm takes 1.." + std::to_string(kMaxBlocksPerSm);
+    } else if (key == "cuda.pair_blocks_per_sm") {
+        if (parse_int(value, 1, kMaxBlocksPerSm, &o->pair_blocks_per_sm)) return true;
+        *why = "cuda.pair_blocks_per_sm takes 1.." + std::to_string(kMaxBlocksPerSm);
+    } else if (key == "cuda.threads") {
+        if (parse_int(value, 32, 1024, &o->threads) && o->threads % 32 == 0) return true;
+        *why = "cuda.threads takes a multiple of 32 from 32 to 1024";
+    } else if (key == "cuda.unroll") {
+        if (parse_int(value, 1, 4, &o->unroll) && o->unroll != 3) return true;
+        *why = "cuda.unroll takes 1, 2 or 4";
     } else if (key == "cuda.pair_cc_waves") {
         if (parse_int(value, 1, kMaxPairCcWaves, &o->pair_cc_waves)) return true;
         *why = "cuda.pair_cc_waves takes 1.." + std::to_string(kMaxPairCcWaves);

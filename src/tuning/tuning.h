@@ -106,7 +106,10 @@ struct Overrides {
     int ghash_variant = -1;    // cuda.ghash=uint4|planes|tensor
     int pair_cc_waves = 0;     // cuda.pair_cc_waves=1..8
     int xts_layout = -1;       // cuda.xts_layout=interleaved|tiles|interleaved-smem (generic small-unit XTS)
-    int blocks_per_sm = 0;     // cuda.blocks_per_sm=1..64: the CUDA grid cap an SM, as given
+    int blocks_per_sm = 0;     // cuda.blocks_per_sm=1..64: the grid cap an SM of the one-lane AES, generic and stream kernels
+    int pair_blocks_per_sm = 0;  // cuda.pair_blocks_per_sm=1..64: the grid cap an SM of the AES lane-pair kernels
+    int threads = 0;           // cuda.threads=32..1024 (multiples of 32): the stream kernels' threads per block
+    int unroll = 0;            // cuda.unroll=1|2|4: the stream kernels' 64-byte blocks a thread an iteration
     int work_group = 0;        // opencl.work_group=1..1024: the OpenCL kernels' work-group size
     bool shipped_only = false; // tuning=shipped: the shipped table, not this machine's tuned entries
 };
@@ -117,7 +120,8 @@ constexpr int kMaxBlocksPerSm = 64;
 
 // Parses one context option whose key this layer owns ("depth", "cuda.aes_variant",
 // "cuda.ghash", "cuda.pair_cc_waves", "cuda.xts_layout", "cuda.blocks_per_sm",
-// "opencl.work_group", "tuning" = tuned | shipped) into o. Returns false with *why set for a bad value;
+// "cuda.pair_blocks_per_sm", "cuda.threads", "cuda.unroll", "opencl.work_group",
+// "tuning" = tuned | shipped) into o. Returns false with *why set for a bad value;
 // *known = false (and true returned) for a key that is not a tuning key.
 bool parse_option(const std::string& key, const std::string& value, Overrides* o, bool* known, std::string* why);
 
@@ -133,7 +137,8 @@ const Tuning& select_tuning(const DeviceTraits& dev, const Algorithm& alg);
 const Tuning& select_tuning(const DeviceTraits& dev, const char* family, const char* mode);
 const Tuning& select_tuning(const DeviceTraits& dev);
 
-// The entry with the context's overrides applied.
+// The entry with the context's overrides applied: an override and a tuned entry holding
+// the same number launch the same way (the tuner measures its candidates as overrides).
 Tuning apply_overrides(const Tuning& t, const Overrides& o);
 
 // The family and mode names select_tuning matches an algorithm by.

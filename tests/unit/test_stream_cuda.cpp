@@ -7,9 +7,11 @@
 //    memory and through host staging, against the CPU path.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "backends/cpu/cpu_stream.h"
+#include "bulkcrypt/bulkcrypt.h"
 #include "backends/cuda/stream_prep.h"
 #include "cores/chacha/stream_state.h"
 #include "modes/poly1305/poly1305.h"
@@ -199,6 +201,56 @@ TEST(StreamCuda, StreamCiphersMatchCpu) {
             }
         }
     }
+}
+
+// A call on device memory returns when its work is done, the stream ciphers' as every
+// other mode's: the output, read at once on another non-blocking stream, is complete.
+TEST(StreamCuda, DeviceMemoryCallsReturnWhenDone) {
+    if (!have_cuda_device()) GTEST_SKIP() << "skipped: no CUDA device";
+    std::mt19937_64 rng(43);
+    const size_t len = size_t(256) << 20;  // long enough for a copy to overtake a running kernel
+    Bytes in = random_bytes(rng, len), key = random_bytes(rng, 32), iv = random_bytes(rng, 12);
+    iv[0] = iv[1] = iv[2] = iv[3] = 0;
+    bc_context* cpu = nullptr;
+    bc_context* gpu = nullptr;
+    ASSERT_EQ(BC_OK, bc_context_create("cpu", nullptr, &cpu)) << bc_last_error();
+    ASSERT_EQ(BC_OK, bc_context_create("cuda:0", nullptr, &gpu)) << bc_last_error();
+    for (const char* name : {"chacha20", "salsa20", "aes-256-ctr"}) {
+        const bc::Algorithm* alg = bc::find_algorithm(name);
+        ASSERT_NE(nullptr, alg);
+        bc_key *kc = nullptr, *kg = nullptr;
+        ASSERT_EQ(BC_OK, bc_key_create(cpu, name, key.data(), alg->key_size, &kc)) << bc_last_error();
+        ASSERT_EQ(BC_OK, bc_key_create(gpu, name, key.data(), alg->key_size, &kg)) << bc_last_error();
+        Bytes want(len), got(len);
+        Bytes nonce(alg->iv_size, 0);
+        std::memcpy(nonce.data(), iv.data(), std::min(nonce.size(), iv.size()));
+        size_t n = 0;
+        ASSERT_EQ(BC_OK, bc_encrypt(kc, nonce.data(), nonce.size(), in.data(), len, want.data(), len, &n, nullptr));
+        uint8_t *din = nullptr, *dout = nullptr;
+        ASSERT_EQ(cudaSuccess, cudaMalloc(&din, len));
+        ASSERT_EQ(cudaSuccess, cudaMalloc(&dout, len));
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(din, in.data(), len, cudaMemcpyHostToDevice));
+        ASSERT_EQ(cudaSuccess, cudaMemset(dout, 0, len));
+        cudaStream_t work = nullptr, reader = nullptr;
+        ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking));
+        ASSERT_EQ(cudaSuccess, cudaStreamCreateWithFlags(&reader, cudaStreamNonBlocking));
+        bc_params p{};
+        p.memory = BC_MEMORY_DEVICE;
+        p.stream = work;
+        ASSERT_EQ(BC_OK, bc_encrypt(kg, nonce.data(), nonce.size(), din, len, dout, len, &n, &p)) << bc_last_error();
+        ASSERT_EQ(cudaSuccess, cudaMemcpyAsync(got.data(), dout, len, cudaMemcpyDeviceToHost, reader));
+        ASSERT_EQ(cudaSuccess, cudaStreamSynchronize(reader));
+        EXPECT_TRUE(got == want) << name << ": the output was read before the call's work had finished";
+        cudaStreamSynchronize(work);
+        cudaStreamDestroy(work);
+        cudaStreamDestroy(reader);
+        cudaFree(din);
+        cudaFree(dout);
+        bc_key_destroy(kc);
+        bc_key_destroy(kg);
+    }
+    bc_context_destroy(cpu);
+    bc_context_destroy(gpu);
 }
 
 TEST(StreamCuda, ChaChaPolyChunkAndMacMatchCpu) {

@@ -58,8 +58,20 @@ TEST(Tuning, SelectorPicksTheH100EntryForAnH100) {
     EXPECT_EQ(1, t.pair.variant);        // pair-cc: one wave
     EXPECT_EQ(16, t.pair.blocks_per_sm);
     EXPECT_EQ(bc::tuning::ghash_variant_from_name("tensor"), t.ghash.variant);
-    // A non-AES algorithm on the H100: the H100's generic entry.
-    const bc::tuning::Tuning& g = bc::tuning::select_tuning(h100(), alg("chacha20"));
+    // ChaCha20 on the H100: the tuned stream entry (512 threads, 2 blocks an SM, unroll 1);
+    // Salsa20 the stream kernels' own shape (256 threads, 8 blocks an SM, unroll 2)
+    const bc::tuning::Tuning& c = bc::tuning::select_tuning(h100(), alg("chacha20"));
+    ASSERT_NE(nullptr, c.device.name_contains);
+    EXPECT_STREQ("chacha", c.family);
+    EXPECT_STREQ("stream", c.mode);
+    EXPECT_EQ(512, c.kernel.threads_per_block);
+    EXPECT_EQ(1, c.kernel.items_per_thread);
+    EXPECT_EQ(1024, bc::tuning::select_tuning(h100(), alg("chacha20-poly1305")).kernel.threads_per_block);
+    EXPECT_EQ(256, bc::tuning::select_tuning(h100(), alg("salsa20")).kernel.threads_per_block);
+    EXPECT_EQ(2, bc::tuning::select_tuning(h100(), alg("salsa20")).kernel.items_per_thread);
+    EXPECT_STREQ("salsa", bc::tuning::select_tuning(h100(), alg("xsalsa20")).family);
+    // A block cipher on the H100: the H100's generic entry.
+    const bc::tuning::Tuning& g = bc::tuning::select_tuning(h100(), alg("sm4-ctr"));
     ASSERT_NE(nullptr, g.device.name_contains);
     EXPECT_STREQ("generic", g.family);
     EXPECT_EQ(bc::tuning::kCudaHostPipelineChunk, g.pipeline.chunk_bytes);
@@ -186,10 +198,45 @@ TEST(Tuning, OverridesReplaceFieldsOfTheEntry) {
     EXPECT_FALSE(known);
 }
 
+// The CUDA launch knobs the tuner measures as options land in the entry fields a tuned entry
+// stores them in: an override and an entry of the same numbers launch alike.
+TEST(Tuning, CudaLaunchOptionsLandInTheEntryFieldsTheTunerStores) {
+    const bc::tuning::Tuning& chacha = bc::tuning::select_tuning(h100(), alg("salsa20"));
+    EXPECT_STREQ("salsa", chacha.family);
+    EXPECT_EQ(256, chacha.kernel.threads_per_block);
+    EXPECT_EQ(8, chacha.kernel.blocks_per_sm);
+    EXPECT_EQ(2, chacha.kernel.items_per_thread);
+    bc::tuning::Overrides o;
+    bool known = false;
+    std::string why;
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.threads", "512", &o, &known, &why)) << why;
+    EXPECT_TRUE(known);
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.unroll", "4", &o, &known, &why)) << why;
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.blocks_per_sm", "16", &o, &known, &why)) << why;
+    ASSERT_TRUE(bc::tuning::parse_option("cuda.pair_blocks_per_sm", "24", &o, &known, &why)) << why;
+    const bc::tuning::Tuning r = bc::tuning::apply_overrides(chacha, o);
+    EXPECT_EQ(512, r.kernel.threads_per_block);
+    EXPECT_EQ(16, r.kernel.blocks_per_sm);
+    EXPECT_EQ(4, r.kernel.items_per_thread);
+    EXPECT_EQ(24, r.pair.blocks_per_sm);
+    const bc::tuning::Tuning a = bc::tuning::apply_overrides(bc::tuning::select_tuning(h100(), alg("aes-128-ctr")), o);
+    EXPECT_EQ(16, a.kernel.blocks_per_sm);
+    EXPECT_EQ(24, a.pair.blocks_per_sm);
+    for (const auto& bad : std::vector<std::pair<const char*, const char*>>{
+             {"cuda.threads", "48"}, {"cuda.threads", "16"}, {"cuda.threads", "2048"}, {"cuda.unroll", "3"},
+             {"cuda.unroll", "0"}, {"cuda.unroll", "8"}, {"cuda.pair_blocks_per_sm", "0"}, {"cuda.pair_blocks_per_sm", "65"}}) {
+        bc::tuning::Overrides x;
+        EXPECT_FALSE(bc::tuning::parse_option(bad.first, bad.second, &x, &known, &why)) << bad.first << "=" << bad.second;
+        EXPECT_TRUE(known);
+        EXPECT_NE(std::string::npos, why.find(bad.first)) << why;
+    }
+}
+
 TEST(Tuning, ContextOptionsAreParsedAndBadValuesRefused) {
     bc_context* ctx = nullptr;
     ASSERT_EQ(BC_OK, bc_context_create("cpu", "depth=6,cuda.aes_variant=pair-cc,cuda.ghash=planes,cuda.pair_cc_waves=2,chunk=65536,"
-                                        "cuda.xts_layout=tiles,cuda.blocks_per_sm=3,opencl.work_group=64,tuning=shipped", &ctx))
+                                        "cuda.xts_layout=tiles,cuda.blocks_per_sm=3,opencl.work_group=64,tuning=shipped,"
+                                        "cuda.threads=128,cuda.unroll=4,cuda.pair_blocks_per_sm=12", &ctx))
         << bc_last_error();
     bc_context_destroy(ctx);
     // a table form exists for SEED only
@@ -197,7 +244,7 @@ TEST(Tuning, ContextOptionsAreParsedAndBadValuesRefused) {
     bc_context_destroy(ctx);
     for (const char* bad : {"cuda.aes_variant=fastest", "cuda.ghash=3", "depth=0", "depth=33", "cuda.pair_cc_waves=0",
                             "cuda.xts_layout=2", "cuda.blocks_per_sm=x", "chunk=100", "opencl.work_group=0",
-                            "opencl.work_group=2048", "tuning=fast", "cuda.aes_bs=pair", "clefia=table", "seed=tables", "seed_table=table"}) {
+                            "opencl.work_group=2048", "tuning=fast", "cuda.threads=100", "cuda.unroll=3", "cuda.aes_bs=pair", "clefia=table", "seed=tables", "seed_table=table"}) {
         ctx = nullptr;
         EXPECT_EQ(BC_ERR_BAD_OPTION, bc_context_create("cpu", bad, &ctx)) << bad;
         EXPECT_EQ(nullptr, ctx) << bad;

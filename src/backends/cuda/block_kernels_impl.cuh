@@ -701,7 +701,7 @@ constexpr size_t key_bytes() {
 
 // Launches a generic kernel of cipher C over `items` threads' work with `smem` bytes of
 // dynamic shared memory (its own staging, then the staged key), on a grid of the tuning
-// entry's cap an SM. A cipher with tables runs one wave at most (sh.one_wave): the blocks
+// entry's cap an SM. A cipher with tables runs one wave at most, a cap or no: the blocks
 // an SM holds at once (occupancy: one), since each block stages 132 KiB of tables first
 // (Blowfish's ECB +8 % over 8 waves). The others keep the cap: one wave for every kernel
 // ran them 2-8 % slower than 8 blocks an SM (H100, 2026-11-27), PRESENT's CTR included,
@@ -716,7 +716,7 @@ cudaError_t launch(void (*kernel)(KArgs...), uint64_t items, size_t smem, const 
         const cudaError_t e = cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
         if (e != cudaSuccess) return e;
     }
-    const bool one_wave = C::kKsShared && sh.one_wave;
+    const bool one_wave = C::kKsShared;
     const int grid = grid_for(items, sh, C::kThreads, one_wave ? resident_blocks(f, C::kThreads, smem) : 0);
     kernel<<<grid, C::kThreads, smem, s>>>(args...);
     return cudaGetLastError();

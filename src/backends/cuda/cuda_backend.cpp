@@ -122,13 +122,18 @@ Status CudaBackend::init() {
                                       true, !opt_.tuning.shipped_only};
     traits_ = traits;
     tuning::warn_once(tuning::load_tuned(identity(), traits_));  // this machine's tuned entries, if any
-    const tuning::Tuning aes = tuning::apply_overrides(tuning::select_tuning(traits, "aes", "*"), opt_.tuning);
-    shape_ = launch_shape(aes, p.multiProcessorCount);
-    if (opt_.tuning.blocks_per_sm > 0) {  // cuda.blocks_per_sm=: exactly this cap, even past one wave
-        shape_.blocks_per_sm = opt_.tuning.blocks_per_sm;
-        shape_.one_wave = false;
+    // AES's shapes by mode; an override and a tuned entry of the same numbers launch alike.
+    for (int m = 0; m < kModes; ++m) {
+        const char* mode = tuning::mode_name(static_cast<Mode>(m));
+        shapes_[m] = launch_shape(tuning::apply_overrides(tuning::select_tuning(traits, "aes", mode), opt_.tuning),
+                                  p.multiProcessorCount);
     }
+    const tuning::Tuning aes = tuning::apply_overrides(tuning::select_tuning(traits, "aes", "*"), opt_.tuning);
     stage_default_ = aes.pipeline.stage_bytes;
+    // Host memory's pipeline: the device's own entry (generic, *); chunk= and depth= override it.
+    const tuning::Tuning host = tuning::select_tuning(traits, "generic", "*");
+    pipe_chunk_ = opt_.chunk ? opt_.chunk : host.pipeline.chunk_bytes;
+    pipe_depth_ = opt_.tuning.depth > 0 ? opt_.tuning.depth : host.pipeline.depth;
     size_t total = 0;
     BC_CUDA_TRY(cudaMemGetInfo(&free_mem_, &total), "cudaMemGetInfo");
     char bus[32] = "?";
@@ -189,6 +194,17 @@ Status CudaBackend::staging(size_t need) {
     }
     stage_bytes_ = need;
     return Status::ok();
+}
+
+StreamLaunch CudaBackend::stream_launch(const Algorithm& alg) const {
+    // threads a block, grid cap an SM, 64-byte blocks a thread an iteration; 0 keeps the
+    // kernels' own default
+    const tuning::Tuning t = tuning::apply_overrides(tuning::select_tuning(traits_, alg), opt_.tuning);
+    StreamLaunch lp;
+    if (t.kernel.threads_per_block > 0) lp.threads_per_block = t.kernel.threads_per_block;
+    if (t.kernel.blocks_per_sm > 0) lp.blocks_per_sm = t.kernel.blocks_per_sm;
+    if (t.kernel.items_per_thread > 0) lp.unroll = t.kernel.items_per_thread;
+    return lp;
 }
 
 bool CudaBackend::supports(const Algorithm& alg) const {
@@ -304,16 +320,17 @@ Status CudaBackend::aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const
     const bool enc = dir == Dir::Encrypt;
     switch (mode) {
     case Mode::ECB:
-        return cuda_status(launch_ecb(impl(), enc, k.d1, tables_, in, out, len / 16, shape_, s), "ECB kernel launch");
+        return cuda_status(launch_ecb(impl(), enc, k.d1, tables_, in, out, len / 16, shape(mode), s),
+                           "ECB kernel launch");
     case Mode::CTR:
         return cuda_status(launch_ctr(impl(), k.d1, tables_, iv, offset / 16, unsigned(offset % 16), false, in, out,
-                                      len, shape_, s),
+                                      len, shape(mode), s),
                            "CTR kernel launch");
     case Mode::CBC: {
         if (enc) return Status(BC_ERR_INTERNAL, "CBC encryption does not run on device buffers");
         Scratch sc;
         BC_TRY(sc.alloc(cbc_dec_scratch_bytes(len / 16), s, pool_));
-        return cuda_status(launch_cbc_decrypt(impl(), k.d1, tables_, iv, in, out, len / 16, sc.p, shape_, s),
+        return cuda_status(launch_cbc_decrypt(impl(), k.d1, tables_, iv, in, out, len / 16, sc.p, shape(mode), s),
                            "CBC kernel launch");
     }
     case Mode::XTS: {
@@ -346,7 +363,7 @@ Status CudaBackend::aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const
         Scratch sc;
         BC_TRY(sc.alloc(xts_scratch_bytes(nunits, (nunits - 1) * full + last_blocks), s, pool_));
         BC_CUDA_TRY(launch_xts(impl(), enc, k.d1, k.d2, tables_, iv, in, out, unit, nunits, full, last_blocks, sc.p,
-                               static_cast<const uint32_t*>(alpha_mem_), shape_, s),
+                               static_cast<const uint32_t*>(alpha_mem_), shape(mode), s),
                     "XTS kernel launch");
         if (lr) {
             uint8_t tw[16];
@@ -366,11 +383,17 @@ Status CudaBackend::aes_on_device(const CudaAesKey& k, Mode mode, Dir dir, const
 
 Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const CipherOp& op) {
     // NO-OP (engine benchmarks): transfers only, through the host-memory pipeline (cuda_pipeline.h).
-    if (key.alg && key.alg->cipher == Cipher::Noop) return noop_cipher(dev_, op, opt_.chunk);
+    if (key.alg && key.alg->cipher == Cipher::Noop) return noop_cipher(dev_, op, pipe_chunk_);
     if (key.alg && key.alg->mode == Mode::Stream) {
-        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_stream_cipher(dev_, key, op, opt_.chunk, opt_.tuning.depth);
+        const StreamLaunch lp = stream_launch(*key.alg);
+        if (op.memory == BC_MEMORY_HOST && op.len)
+            return pipelined_stream_cipher(dev_, key, op, pipe_chunk_, pipe_depth_, lp);
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
-        return cuda_stream_cipher(key, op);
+        BC_TRY(cuda_stream_cipher(key, op, lp));
+        // Device memory returns when the work is done, as every other mode's call does: the
+        // caller may read, free or reuse the buffers at once.
+        if (op.memory != BC_MEMORY_DEVICE) return Status::ok();
+        return cuda_status(cudaStreamSynchronize(static_cast<cudaStream_t>(op.stream)), "kernel execution");
     }
     if (key.alg && generic_block(*key.alg)) return block_cipher(key, static_cast<const CudaBlockKey&>(bkey), op);
     if (!key.alg || key.alg->cipher != Cipher::AES) {
@@ -426,14 +449,16 @@ Status CudaBackend::cipher(const KeyMaterial& key, const BackendKey& bkey, const
     }
 
     // Host memory: the NB-deep pipeline (cuda_pipeline.h).
-    return pipelined_aes_cipher(*this, k, mode, op, opt_.chunk, opt_.tuning.depth);
+    return pipelined_aes_cipher(*this, k, mode, op, pipe_chunk_, pipe_depth_);
 }
 
 Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, AeadChunkOp& op) {
     if (key.alg && key.alg->mode == Mode::ChaChaPoly) {
-        if (op.memory == BC_MEMORY_HOST && op.len) return pipelined_chachapoly_chunk(dev_, key, op, opt_.chunk, opt_.tuning.depth);
+        const StreamLaunch lp = stream_launch(*key.alg);
+        if (op.memory == BC_MEMORY_HOST && op.len)
+            return pipelined_chachapoly_chunk(dev_, key, op, pipe_chunk_, pipe_depth_, lp);
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
-        return cuda_chachapoly_chunk(key, op);
+        return cuda_chachapoly_chunk(key, op, lp);
     }
     if (!key.alg || key.alg->mode != Mode::GCM)
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this AEAD yet");
@@ -449,7 +474,7 @@ Status CudaBackend::aead_chunk(const KeyMaterial& key, const BackendKey& bkey, A
         return cuda_status(cudaStreamSynchronize(s), "kernel execution");
     }
     // Host memory: the NB-deep pipeline; per-chunk GHASH results stay on the device until the end.
-    return pipelined_gcm_chunk(*this, k, op, opt_.chunk, opt_.tuning.depth);
+    return pipelined_gcm_chunk(*this, k, op, pipe_chunk_, pipe_depth_);
 }
 
 Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& op) {
@@ -461,7 +486,7 @@ Status CudaBackend::mac(const KeyMaterial& key, const BackendKey& bkey, MacOp& o
             return Status::ok();
         }
         BC_CUDA_TRY(cudaSetDevice(dev_), "cudaSetDevice");
-        return cuda_poly1305_mac(op);
+        return cuda_poly1305_mac(op, stream_launch(*key.alg));
     }
     if (!key.alg || key.alg->mode != Mode::GCM)
         return Status(BC_ERR_NOT_SUPPORTED, "the CUDA backend has no kernels for this MAC yet");

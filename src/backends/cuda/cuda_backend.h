@@ -18,6 +18,7 @@
 #include "backends/backend.h"
 #include "backends/cuda/block_kernels.h"
 #include "backends/cuda/cuda_kernels.h"
+#include "backends/cuda/stream_prep.h"
 #include "cores/aes/aes.h"
 #include "modes/block/host_modes.h"
 #include "modes/gcm/ghash.h"
@@ -62,6 +63,7 @@ struct Scratch {
 struct GcmKeyView {
     bc_gf128 h{0, 0};
     const void* ghash_tables = nullptr;
+    LaunchShape shape;                // the (family, "gcm") entry's: CTR grid caps, GHASH layout
     std::function<cudaError_t(const uint8_t ctr[16], const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s)>
         ctr32;
 };
@@ -93,7 +95,7 @@ struct CudaBlockKey : BackendKey {
     const uint32_t* d2 = nullptr;
     bc_gf128 h{0, 0};                 // GCM: H = E_K(0)
     const void* ghash_tables = nullptr;  // GCM: in dev_mem after the schedule
-    int xts_layout = 0;               // LaunchShape::xts_layout from the cipher's tuning entry
+    LaunchShape shape;                // from the cipher's (family, mode) tuning entry (block_shape)
     ~CudaBlockKey() override;
 };
 
@@ -122,7 +124,10 @@ public:
     int device() const { return dev_; }
     AesImpl impl() const { return opt_.aes_table ? AesImpl::Table : AesImpl::Bitsliced; }
     cudaMemPool_t scratch_pool() const { return pool_; }
-    const LaunchShape& shape() const { return shape_; }
+    // AES's launch shape in mode m: the (aes, mode) tuning entry with this context's overrides.
+    const LaunchShape& shape(Mode m) const { return shapes_[static_cast<int>(m)]; }
+    // The stream kernels' launch for a ChaCha or Salsa algorithm (its tuning entry).
+    StreamLaunch stream_launch(const Algorithm& alg) const;
     const DevAesTables& tables() const { return tables_; }
 
     // A piece of work on device buffers (both on this device), enqueued on s.
@@ -145,6 +150,9 @@ public:
 
 private:
     Status prepare_block_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out);
+    // A generic block cipher's shape in mode m: AES's for the mode (GHASH layout), with the
+    // grid cap and XTS layout of the cipher's own entry.
+    LaunchShape block_shape(const Algorithm& alg, const BlockCipher* cipher) const;
     Status block_cipher(const KeyMaterial& key, const CudaBlockKey& k, const CipherOp& op);
     Status staging(size_t need);  // allocates the staging buffers (staging_mu_ held)
     Status xts_tail(const CudaAesKey& k, bool enc, const uint8_t tweak_unit[16], uint64_t first_block,
@@ -153,7 +161,8 @@ private:
     int dev_;
     ContextOptions opt_;
     std::string name_;
-    LaunchShape shape_;
+    static constexpr int kModes = static_cast<int>(Mode::ChaChaPoly) + 1;
+    LaunchShape shapes_[kModes];      // by Mode (AES's kernels)
     tuning::DeviceTraits traits_{};  // this device, for per-cipher tuning entries
     size_t free_mem_ = 0;
     DevAesTables tables_;
@@ -167,6 +176,8 @@ private:
     cudaStream_t streams_[kSlots] = {};
     size_t stage_bytes_ = 0;
     size_t stage_default_ = 0;        // MAC staging slot bytes without chunk= (tuning entry)
+    size_t pipe_chunk_ = 0;           // host-memory pipeline pieces (0: the pipeline's default)
+    int pipe_depth_ = 0;              // and pieces in flight (0: the pipeline's default)
 };
 
 }  // namespace cuda

@@ -102,6 +102,19 @@ bool CudaBackend::generic_block(const Algorithm& alg) const {
     return kernels_for(alg, opt_) != nullptr;
 }
 
+LaunchShape CudaBackend::block_shape(const Algorithm& alg, const BlockCipher* cipher) const {
+    LaunchShape sh = shape(alg.mode);
+    // AES's own entries tune its own kernels: its generic path is "aes-generic".
+    const std::string family = alg.cipher == Cipher::AES ? "aes-generic" : cipher->name;
+    const tuning::Tuning& t = tuning::select_tuning(traits_, family.c_str(), tuning::mode_name(alg.mode));
+    if (opt_.tuning.blocks_per_sm > 0) sh.blocks_per_sm = opt_.tuning.blocks_per_sm;  // cuda.blocks_per_sm=
+    else if (t.kernel.blocks_per_sm > 0) sh.blocks_per_sm = t.kernel.blocks_per_sm;
+    // An entry for exactly (device, cipher, "xts") names the XTS layout; else the default.
+    sh.xts_layout = alg.mode == Mode::XTS && t.mode && std::strcmp(t.mode, "xts") == 0 ? t.kernel.variant : 0;
+    if (opt_.tuning.xts_layout >= 0) sh.xts_layout = opt_.tuning.xts_layout;  // cuda.xts_layout=
+    return sh;
+}
+
 Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<BackendKey>* out) {
     const Algorithm& alg = *key.alg;
     auto k = std::make_unique<CudaBlockKey>();
@@ -111,14 +124,7 @@ Status CudaBackend::prepare_block_key(const KeyMaterial& key, std::unique_ptr<Ba
     if (k->kernels == nullptr)
         return Status(BC_ERR_NOT_SUPPORTED, std::string("the CUDA backend has no generic kernels for ") + alg.name);
     const BlockCipher* cipher = device_cipher(alg, opt_);
-    if (alg.mode == Mode::XTS) {
-        // an entry for exactly (device, cipher, "xts") names the layout; else the default.
-        // AES's own entries tune its own kernels: its generic path is "aes-generic".
-        const std::string family = alg.cipher == Cipher::AES ? "aes-generic" : cipher->name;
-        const tuning::Tuning& t = tuning::select_tuning(traits_, family.c_str(), "xts");
-        k->xts_layout = t.mode && std::strcmp(t.mode, "xts") == 0 ? t.kernel.variant : 0;
-        if (opt_.tuning.xts_layout >= 0) k->xts_layout = opt_.tuning.xts_layout;  // cuda.xts_layout=
-    }
+    k->shape = block_shape(alg, cipher);
     const bool xts = alg.mode == Mode::XTS;
     const size_t half = xts ? key.raw.size() / 2 : key.raw.size();
     if (!k->h1.expand(cipher, key.raw.data(), half) || (xts && !k->h2.expand(cipher, key.raw.data() + half, half)))
@@ -164,15 +170,15 @@ Status CudaBackend::block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, c
     const bool enc = dir == Dir::Encrypt;
     switch (mode) {
     case Mode::ECB:
-        return cuda_status(kn.ecb(enc, k.d1, in, out, len / bb, shape_, s), "ECB kernel launch (generic)");
+        return cuda_status(kn.ecb(enc, k.d1, in, out, len / bb, k.shape, s), "ECB kernel launch (generic)");
     case Mode::CTR:
-        return cuda_status(kn.ctr(k.d1, iv, offset / bb, unsigned(offset % bb), false, in, out, len, shape_, s),
+        return cuda_status(kn.ctr(k.d1, iv, offset / bb, unsigned(offset % bb), false, in, out, len, k.shape, s),
                            "CTR kernel launch (generic)");
     case Mode::CBC: {
         if (enc) return Status(BC_ERR_INTERNAL, "CBC encryption does not run on device buffers");
         Scratch sc;
         BC_TRY(sc.alloc(kn.cbc_dec_scratch_bytes(len / bb), s, pool_));
-        return cuda_status(kn.cbc_decrypt(k.d1, iv, in, out, len / bb, sc.p, shape_, s),
+        return cuda_status(kn.cbc_decrypt(k.d1, iv, in, out, len / bb, sc.p, k.shape, s),
                            "CBC kernel launch (generic)");
     }
     case Mode::XTS: {
@@ -207,9 +213,7 @@ Status CudaBackend::block_on_device(const CudaBlockKey& k, Mode mode, Dir dir, c
         {
             Scratch sc;
             BC_TRY(sc.alloc(kn.xts_scratch_bytes(nunits, full), s, pool_));
-            LaunchShape sh = shape_;
-            sh.xts_layout = k.xts_layout;
-            BC_CUDA_TRY(kn.xts(enc, k.d1, k.d2, iv, in, out, unit, nunits, full, last_blocks, sc.p, sh, s),
+            BC_CUDA_TRY(kn.xts(enc, k.d1, k.d2, iv, in, out, unit, nunits, full, last_blocks, sc.p, k.shape, s),
                         "XTS kernel launch (generic)");
         }
         if (lr == 0) return Status::ok();
@@ -270,7 +274,7 @@ Status CudaBackend::block_cipher(const KeyMaterial& key, const CudaBlockKey& k, 
     auto work = [&](const uint8_t* iv, uint64_t offset, const uint8_t* in, uint8_t* out, size_t n, cudaStream_t st) {
         return block_on_device(k, mode, op.dir, iv, offset, op.data_unit, in, out, n, st);
     };
-    return pipelined_block_cipher(dev_, mode, k.kernels->block_bytes, op, opt_.chunk, opt_.tuning.depth, work);
+    return pipelined_block_cipher(dev_, mode, k.kernels->block_bytes, op, pipe_chunk_, pipe_depth_, work);
 }
 
 }  // namespace cuda

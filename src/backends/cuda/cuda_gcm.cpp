@@ -18,7 +18,8 @@ GcmKeyView CudaBackend::gcm_view(const KeyMaterial& key, const BackendKey& bkey)
         g.ghash_tables = k.ghash_tables;
         const BlockKernels* kn = k.kernels;
         const uint32_t* d1 = k.d1;
-        const LaunchShape sh = shape_;
+        const LaunchShape sh = k.shape;
+        g.shape = sh;
         g.ctr32 = [kn, d1, sh](const uint8_t ctr[16], const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s) {
             return kn->ctr(d1, ctr, 0, 0, true, in, out, len, sh, s);
         };
@@ -29,7 +30,8 @@ GcmKeyView CudaBackend::gcm_view(const KeyMaterial& key, const BackendKey& bkey)
     g.ghash_tables = k.ghash_tables;
     const DevAesKey d1 = k.d1;
     const DevAesTables t = tables_;
-    const LaunchShape sh = shape_;
+    const LaunchShape sh = shape(Mode::GCM);
+    g.shape = sh;
     const AesImpl im = impl();
     g.ctr32 = [d1, t, sh, im](const uint8_t ctr[16], const uint8_t* in, uint8_t* out, size_t len, cudaStream_t s) {
         return launch_ctr(im, d1, t, ctr, 0, 0, true, in, out, len, sh, s);
@@ -42,7 +44,7 @@ Status CudaBackend::ghash_on_device(const GcmKeyView& k, const uint8_t* data, si
     Scratch sc;
     BC_TRY(sc.alloc(ghash_scratch_bytes(len) + 16, s, pool_));
     uint8_t* res = static_cast<uint8_t*>(sc.p) + ghash_scratch_bytes(len);
-    BC_CUDA_TRY(launch_ghash(k.ghash_tables, data, len, sc.p, res, shape_, s), "GHASH kernel launch");
+    BC_CUDA_TRY(launch_ghash(k.ghash_tables, data, len, sc.p, res, k.shape, s), "GHASH kernel launch");
     uint8_t r[16];
     BC_CUDA_TRY(cudaMemcpyAsync(r, res, 16, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync (GHASH)");
     BC_CUDA_TRY(cudaStreamSynchronize(s), "cudaStreamSynchronize (GHASH)");

@@ -17,16 +17,20 @@ namespace {
 // CUDA's version numbers as "13.0" (1000 x major + 10 x minor).
 std::string cuda_version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
 
-// The kernel module's version ("580.159.04") from /proc/driver/nvidia/version, whose first
-// line ends "Kernel Module  580.159.04  <date>"; "" where there is no such file.
+// The kernel module's version ("580.159.04") from /proc/driver/nvidia/version: the first
+// dotted number after "Module" on its first line, which reads "... Kernel Module  580.159.04
+// <date>" or "... Open Kernel Module for x86_64  580.159.04  Release Build ..."; "" where
+// there is no such file.
 std::string module_version() {
     std::ifstream f("/proc/driver/nvidia/version");
-    std::string line, word, prev;
+    std::string line, word;
     if (!std::getline(f, line)) return "";
     std::istringstream words(line);
+    bool after_module = false;
     while (words >> word) {
-        if (prev == "Module") return word;
-        prev = word;
+        if (word == "Module") after_module = true;
+        const bool dotted = word.find('.') != std::string::npos && word.find_first_not_of("0123456789.") == std::string::npos;
+        if (after_module && dotted) return word;
     }
     return "";
 }

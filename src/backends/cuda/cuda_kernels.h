@@ -98,10 +98,9 @@ cudaError_t aes_kernel_resources(const char* what, AesImpl impl, int* regs, int*
 // for benchmarks and tests that launch kernels directly.
 struct LaunchShape {
     int sms = 132;               // multiprocessors of the device (grid sizing)
-    int blocks_per_sm = 8;       // grid cap of the one-lane AES kernels and the generic kernels
-    // Generic kernels of ciphers with tables: the grid also at most the blocks an SM holds
-    // at once (one wave). Off when cuda.blocks_per_sm= names the cap itself.
-    bool one_wave = true;
+    // Grid cap of the one-lane AES kernels and the generic kernels. The generic kernels of
+    // ciphers with tables run one wave at most whatever the cap (block_kernels_impl.cuh).
+    int blocks_per_sm = 8;
     int pair_blocks_per_sm = 16;  // grid cap of the AES lane-pair kernels
     int pair_cc_waves = 1;       // pair-cc: waves of resident blocks (1..8)
     int aes_variant = kAesBsDefaultVariant;  // bitsliced variant (set_aes_bs_variant overrides)

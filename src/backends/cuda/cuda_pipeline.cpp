@@ -419,9 +419,9 @@ Status pipelined_gcm_chunk(CudaBackend& b, const GcmKeyView& g, AeadChunkOp& op,
         cudaError_t e = cudaSuccess;
         // The MAC covers the ciphertext: the input when decrypting (hashed before the
         // in-place decryption overwrites it), the output when encrypting.
-        if (!enc) e = launch_ghash(g.ghash_tables, din, n, scratch, r, b.shape(), s);
+        if (!enc) e = launch_ghash(g.ghash_tables, din, n, scratch, r, g.shape, s);
         if (e == cudaSuccess) e = g.ctr32(ctr, din, dout, n, s);
-        if (e == cudaSuccess && enc) e = launch_ghash(g.ghash_tables, dout, n, scratch, r, b.shape(), s);
+        if (e == cudaSuccess && enc) e = launch_ghash(g.ghash_tables, dout, n, scratch, r, g.shape, s);
         secure_wipe(ctr, sizeof ctr);
         return cuda_status(e, "GCM kernel launch (pipeline)");
     };
@@ -445,12 +445,12 @@ Status pipelined_gcm_chunk(CudaBackend& b, const GcmKeyView& g, AeadChunkOp& op,
     return Status::ok();
 }
 
-Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherOp& op, size_t chunk, int nb) {
+Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherOp& op, size_t chunk, int nb,
+                               const StreamLaunch& lp) {
     if (key.alg == nullptr) return Status(BC_ERR_INTERNAL, "key without algorithm");
     StreamState st;
     BC_TRY(make_stream_state(*key.alg, key.raw.data(), key.raw.size(), op.iv, op.iv_len, &st));
     BC_TRY(check_stream_range(st, op.offset, op.len));
-    const StreamLaunch lp;
     auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t*) -> Status {
         return cuda_stream_xor_device(st, op.offset + off, din, dout, n, s, lp);
     };
@@ -459,7 +459,8 @@ Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherO
     return r;
 }
 
-Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkOp& op, size_t chunk, int nb) {
+Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkOp& op, size_t chunk, int nb,
+                                  const StreamLaunch& lp) {
     std::memset(op.partial, 0, sizeof op.partial);
     if (op.mac_key == nullptr) return Status(BC_ERR_NULL_POINTER, "no Poly1305 key");
     const uint8_t* k = op.subkey ? op.subkey : key.raw.data();
@@ -474,7 +475,6 @@ Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkO
     std::vector<uint8_t> host(64 * nchunks);  // per chunk, 64 bytes: five u64 sums, then the 17-byte partial at +40
     const ChunkResults results{64, host.data()};
     const int mode = op.dir == Dir::Decrypt ? bcs::POLY_DECRYPT : bcs::POLY_ENCRYPT;
-    const StreamLaunch lp;
     auto kernel = [&](uint8_t* din, uint8_t* dout, size_t off, size_t n, cudaStream_t s, uint8_t* slot) -> Status {
         uint8_t ctr[16];
         std::memcpy(ctr, op.ctr, 16);

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "backends/backend.h"
+#include "backends/cuda/stream_prep.h"
 #include "util/thread_pool.h"
 
 namespace bc {
@@ -198,8 +199,10 @@ Status pipelined_aes_cipher(CudaBackend& b, const CudaAesKey& k, Mode mode, cons
                             int nb);
 Status pipelined_gcm_chunk(CudaBackend& b, const GcmKeyView& g, AeadChunkOp& op, size_t chunk, int nb);
 // Mode::Stream (ChaCha20, Salsa20 families) and ChaCha20-Poly1305 pieces.
-Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherOp& op, size_t chunk, int nb);
-Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkOp& op, size_t chunk, int nb);
+Status pipelined_stream_cipher(int device, const KeyMaterial& key, const CipherOp& op, size_t chunk, int nb,
+                               const StreamLaunch& lp);
+Status pipelined_chachapoly_chunk(int device, const KeyMaterial& key, AeadChunkOp& op, size_t chunk, int nb,
+                                  const StreamLaunch& lp);
 
 }  // namespace cuda
 }  // namespace bc

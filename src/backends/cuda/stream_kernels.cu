@@ -195,6 +195,28 @@ Status cuda_chachapoly_device(const uint8_t key32[32], const uint8_t ctr[16], co
     return cuda_status(cudaGetLastError(), "Poly1305 finish launch");
 }
 
+Status cuda_stream_occupancy(const Algorithm& alg, int threads, int unroll, int* blocks_per_sm) {
+    *blocks_per_sm = 0;
+    const void* f = nullptr;
+    const bool salsa = alg.cipher == Cipher::Salsa20 || alg.cipher == Cipher::XSalsa20;
+    if (alg.mode == Mode::ChaChaPoly)
+        f = unroll >= 2 ? reinterpret_cast<const void*>(chachapoly_kernel<2, true>)
+                        : reinterpret_cast<const void*>(chachapoly_kernel<1, true>);
+    else if (salsa)
+        f = unroll >= 4   ? reinterpret_cast<const void*>(stream_xor_kernel<bcs::FAM_SALSA, 20, 4, true>)
+            : unroll >= 2 ? reinterpret_cast<const void*>(stream_xor_kernel<bcs::FAM_SALSA, 20, 2, true>)
+                          : reinterpret_cast<const void*>(stream_xor_kernel<bcs::FAM_SALSA, 20, 1, true>);
+    else
+        f = unroll >= 4   ? reinterpret_cast<const void*>(stream_xor_kernel<bcs::FAM_CHACHA_IETF, 20, 4, true>)
+            : unroll >= 2 ? reinterpret_cast<const void*>(stream_xor_kernel<bcs::FAM_CHACHA_IETF, 20, 2, true>)
+                          : reinterpret_cast<const void*>(stream_xor_kernel<bcs::FAM_CHACHA_IETF, 20, 1, true>);
+    int n = 0;
+    BC_TRY(cuda_status(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, f, clamp_threads(threads), 0),
+                       "cudaOccupancyMaxActiveBlocksPerMultiprocessor"));
+    *blocks_per_sm = n;
+    return Status::ok();
+}
+
 Status cuda_stream_cipher(const KeyMaterial& key, const CipherOp& op, const StreamLaunch& lp) {
     if (key.alg == nullptr) return Status(BC_ERR_INTERNAL, "key without algorithm");
     StreamState st;

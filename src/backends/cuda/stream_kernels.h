@@ -36,4 +36,10 @@ Status cuda_chachapoly_device(const uint8_t key32[32], const uint8_t ctr[16], co
                               const uint8_t* in, uint8_t* out, size_t len, uint8_t* partial_dev,
                               unsigned long long* scratch_dev, void* stream, const StreamLaunch& lp);
 
+// Resident blocks an SM of the kernel that a launch of `threads` threads a block and `unroll`
+// runs for alg (aligned buffers; ChaCha20-Poly1305's kernel for Mode::ChaChaPoly), from the
+// compiled kernel's registers and the current device's limits: 0 when no block fits.
+// The tuner prunes its launch shapes by it.
+Status cuda_stream_occupancy(const Algorithm& alg, int threads, int unroll, int* blocks_per_sm);
+
 }  // namespace bc

@@ -134,8 +134,8 @@ int main(int argc, char** argv) {
 
     TuneArgs tune_args;
     CLI::App* tune = app.add_subcommand("tune", "measure a device's launch shapes and keep the fastest correct ones");
-    tune->add_option("--device", tune_args.device, "the device to tune (default opencl:0)");
-    tune->add_option("-a,--algorithm", tune_args.algorithms, "algorithms to measure (default aes-128-ctr and chacha20)");
+    tune->add_option("--device", tune_args.device, "the device to tune (default cuda:0 where there is one, else opencl:0)");
+    tune->add_option("-a,--algorithm", tune_args.algorithms, "algorithms to measure (default: CUDA aes-128-ctr, aes-256-gcm, chacha20, chacha20-poly1305, each its own entry; OpenCL aes-128-ctr and chacha20)");
     tune->add_option("--budget", tune_args.budget, "seconds for the whole search, compiles included (default 60)")
         ->check(CLI::PositiveNumber);
     tune->add_option("--size", tune_args.size, "bytes per timed call, in device memory (default 64M)");

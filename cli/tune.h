@@ -8,7 +8,7 @@
 namespace bcli {
 
 struct TuneArgs {
-    std::string device = "opencl:0";
+    std::string device;         // empty: tuner::default_device()
     std::vector<std::string> algorithms;
     double budget = 60;         // seconds
     std::string size = "64M";   // bytes per timed call

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl tune ncu-blocks compare kernels cpu file roundtrip engine small
+#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl tune tune-cuda opencl-first ncu-blocks compare kernels cpu file roundtrip engine small
 #   profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
@@ -157,15 +157,51 @@ for phase in "$@"; do
       echo "blocks-old: no previous build packed"
     fi
     ;;
-  tune)  # bulkcrypt tune on the GPU's OpenCL device, one search per algorithm of TUNE_ALGS
-    # (TUNE_BUDGET seconds each, TUNE_SIZE bytes a call), then --show; the cache in the results
+  tune)  # bulkcrypt tune on an OpenCL device (TUNE_DEVICE, default opencl:0): one search over the
+         # geometric mean of TUNE_ALGS (TUNE_BUDGET seconds, TUNE_SIZE bytes a call), then --show
     export BULKCRYPT_TUNING_CACHE=$R/tuning.json
     bulkcrypt devices > "$R/devices.txt" 2>&1
-    for alg in ${TUNE_ALGS:-chacha20 aes-128-ctr}; do
-      TAIL=40 step "tune-$alg" "$(( ${TUNE_BUDGET:-120} + 120 ))" bulkcrypt tune --device "${TUNE_DEVICE:-opencl:0}" \
-        -a "$alg" --budget "${TUNE_BUDGET:-120}" --size "${TUNE_SIZE:-256M}" --emit
-    done
+    algs=()
+    for a in ${TUNE_ALGS:-aes-128-ctr chacha20}; do algs+=(-a "$a"); done
+    TAIL=40 step tune-opencl "$(( ${TUNE_BUDGET:-120} + 120 ))" bulkcrypt tune --device "${TUNE_DEVICE:-opencl:0}" \
+      "${algs[@]}" --budget "${TUNE_BUDGET:-120}" --size "${TUNE_SIZE:-256M}" --emit
     step tune-show 120 bulkcrypt tune --device "${TUNE_DEVICE:-opencl:0}" --show
+    ;;
+  tune-cuda)  # bulkcrypt tune on cuda:0 (the default algorithms and the pipeline, or TUNE_ALGS;
+              # TUNE_BUDGET seconds in all), --show, then BENCH_ALGS shipped against tuned in
+              # turns (bulkcrypt bench, 1 GiB in device memory; aes-128-ctr from host memory)
+    export BULKCRYPT_TUNING_CACHE=$R/tuning-cuda.json
+    algs=()
+    for a in ${TUNE_ALGS:-}; do algs+=(-a "$a"); done
+    TAIL=80 step tune-cuda "$(( ${TUNE_BUDGET:-170} + 120 ))" bulkcrypt tune --device cuda:0 \
+      --budget "${TUNE_BUDGET:-170}" --size "${TUNE_SIZE:-256M}" --emit "${algs[@]}"
+    TAIL=40 step tune-cuda-show 60 bulkcrypt tune --device cuda:0 --show
+    for turn in $(seq "${BENCH_TURNS:-2}"); do
+      for alg in ${BENCH_ALGS:-aes-128-ctr aes-256-gcm chacha20 chacha20-poly1305}; do
+        TAIL=3 step "bench-$alg-shipped-$turn" 120 bulkcrypt bench --device cuda:0 -a "$alg" --memory device \
+          --size 1G --runs 5 --json --options tuning=shipped
+        TAIL=3 step "bench-$alg-tuned-$turn" 120 bulkcrypt bench --device cuda:0 -a "$alg" --memory device \
+          --size 1G --runs 5 --json
+      done
+      TAIL=3 step "bench-host-aes-128-ctr-shipped-$turn" 120 bulkcrypt bench --device cuda:0 -a aes-128-ctr \
+        --size 1G --runs 5 --json --options tuning=shipped
+      TAIL=3 step "bench-host-aes-128-ctr-tuned-$turn" 120 bulkcrypt bench --device cuda:0 -a aes-128-ctr \
+        --size 1G --runs 5 --json
+    done
+    ;;
+  opencl-first)  # first calls on a fresh NVIDIA OpenCL device (empty program caches, ours and
+                 # the driver's), then the same with the caches: wall time and the build
+                 # report per program part (opencl_bench), AES-256-GCM through bulkcrypt bench
+    export BULKCRYPT_CACHE_DIR=$W/ocl-cache-fresh
+    rm -rf "$BULKCRYPT_CACHE_DIR" "$HOME/.nv/ComputeCache"
+    for turn in fresh cached; do
+      for alg in aes-128-ctr chacha20; do
+        TAIL=30 step "opencl-first-$alg-$turn" 300 bash -c "s=\$EPOCHREALTIME; opencl_bench --device 0 --algs $alg \
+          --size 1M --reps 1 --json $R/opencl-first-$alg-$turn.json; e=\$EPOCHREALTIME; awk \"BEGIN{print \\\"wall_s\\\", \$e - \$s}\""
+      done
+      TAIL=5 step "opencl-first-aes-256-gcm-$turn" 300 bash -c "s=\$EPOCHREALTIME; bulkcrypt bench --device opencl:0 \
+        -a aes-256-gcm --size 16M --runs 1 --json; e=\$EPOCHREALTIME; awk \"BEGIN{print \\\"wall_s\\\", \$e - \$s}\""
+    done
     ;;
   opencl)  # opencl_bench over OPENCL_ALGS on the GPU's OpenCL platform
     TAIL=60 step opencl_bench "${OPENCL_TIMEOUT:-300}" opencl_bench --algs "${OPENCL_ALGS:-aes-128-ctr,chacha20}" \

@@ -97,32 +97,13 @@ tuning::Measurement measure(OpenClBackend& be, const Workload& w, cl_mem buf, si
         m.error = std::string(w.alg->name) + ": output differs from the CPU backend";
         return m;
     }
-    auto once = [&] {
-        tuning::Measurement r;
+    return timed_rate(bytes, opt, [&](double* secs) {
         CipherOp t;
         t.iv = w.iv.data();
         t.iv_len = w.iv.size();
         t.len = bytes;
-        double secs = 0;
-        const Status st = be.cipher_buffer(km, *bk, t, buf, &secs);
-        if (!st.is_ok() || secs <= 0) {
-            r.error = st.is_ok() ? "no kernel time" : st.detail;
-            return r;
-        }
-        r.ok = true;
-        r.rate = static_cast<double>(bytes) / secs / 1e9;
-        return r;
-    };
-    return tuning::median_of(once, opt.warmup, opt.runs);
-}
-
-std::string today() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char b[16];
-    std::strftime(b, sizeof b, "%Y-%m-%d", &tm);
-    return b;
+        return be.cipher_buffer(km, *bk, t, buf, secs);
+    });
 }
 
 }  // namespace
@@ -178,7 +159,11 @@ Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out) {
     first.reset();
     const size_t bytes = std::max<size_t>(opt.bytes / 64 * 64, 64);
 
-    tuning::SearchSpace& space = out->space;
+    out->parts.emplace_back();
+    TunedPart& part = out->parts.back();
+    for (const Workload& w : work) part.what += (part.what.empty() ? "" : "+") + std::string(w.alg->name);
+    if (work.size() > 1) part.what += " geomean";
+    tuning::SearchSpace& space = part.space;
     space.knobs = {{"work_group", kWorkGroups}};
     if (std::find(kWorkGroups.begin(), kWorkGroups.end(), baseline_wg) == kWorkGroups.end())
         space.knobs[0].values.push_back(baseline_wg);
@@ -226,27 +211,19 @@ Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out) {
     tuning::SearchOptions so;
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     so.budget_seconds = std::max(0.001, opt.budget_seconds - spent);
-    out->search = tuning::search(space, {baseline_wg}, candidate, so);
+    part.search = tuning::search(space, {baseline_wg}, candidate, so);
+    const std::string confirmed = confirm(&part.search, candidate, opt.runs, so.min_gain);
+    if (!confirmed.empty() && opt.progress) opt.progress(confirmed);
 
-    tuning::TunedEntry& e = out->entry;
+    tuning::TunedEntry& e = part.entry;
     e.family = shipped.family;
     e.mode = shipped.mode;
     e.kernel = shipped.kernel;
-    if (!out->search.best.empty()) e.kernel.threads_per_block = static_cast<int>(out->search.best[0]);
+    if (!part.search.best.empty()) e.kernel.threads_per_block = static_cast<int>(part.search.best[0]);
     e.pair = shipped.pair;
     e.ghash = shipped.ghash;
-    e.pipeline = shipped.pipeline;
-    e.engine = shipped.engine;
-    e.rate_gbs = out->search.best_rate;
-    e.default_gbs = out->search.baseline_m.ok ? out->search.baseline_m.rate : 0;
-    e.date = today();
-    std::string names;
-    for (const Workload& w : work) names += (names.empty() ? "" : "+") + std::string(w.alg->name);
-    char summary[256];
-    std::snprintf(summary, sizeof summary, "%s geomean, %zu MiB, %s: %zu of %zu points measured, %zu pruned, %zu failed, %.0f s",
-                  names.c_str(), bytes >> 20, out->search.strategy.c_str(), out->search.trials.size(),
-                  out->search.space, out->search.pruned, out->search.failed, out->search.seconds + spent);
-    e.search = summary;
+    part.what += ", " + std::to_string(bytes >> 20) + " MiB";
+    finish_entry(shipped, part, spent, &e);
     return Status::ok();
 }
 

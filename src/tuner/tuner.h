@@ -9,8 +9,15 @@
 //   opencl:N  the kernels' work-group size (one entry a device: "generic", "*"), over the
 //             requested algorithms' geometric mean rate; pruned by the device's maximum
 //             work-group size.
+//   cuda:N    one entry an algorithm's (family, mode), each searched on its own: AES's
+//             bitsliced variant, grid caps of its one-lane and lane-pair kernels, pair-cc's
+//             waves and (GCM) the GHASH layout; the stream kernels' threads a block, grid cap
+//             and unroll; a generic block cipher's grid cap. Pruned by the resident blocks
+//             the compiled kernels' registers allow. And the host-memory pipeline's piece
+//             size and depth ("generic", "*"), from pageable memory by the wall clock.
 // The shipped entry's point is the baseline of every search: a tuned entry is stored only
-// when it beats it by the search's margin, so a tune never makes a device slower.
+// when it beats it by the search's margin, confirmed by a second measurement of both, so a
+// tune never makes a device slower.
 #pragma once
 
 #include <functional>
@@ -26,7 +33,8 @@ namespace tuner {
 
 struct TuneOptions {
     std::string device = "opencl:0";
-    std::vector<std::string> algorithms;  // empty: the device kind's main ones
+    std::vector<std::string> algorithms;  // empty: the device kind's main ones; CUDA: "pipeline" is
+                                          // the host-memory pipeline's piece size and depth
     double budget_seconds = 60;           // the whole search (compiles included)
     size_t bytes = size_t(64) << 20;      // data per timed call, in device memory
     int warmup = 1, runs = 3;             // per candidate and algorithm
@@ -38,11 +46,18 @@ struct TuneOptions {
     std::function<bool(const tuning::Point&)> corrupt;
 };
 
-struct TuneResult {
-    tuning::DeviceIdentity identity;
+// One entry's search: its space, what was measured and the entry it gives.
+struct TunedPart {
+    std::string what;             // the algorithms measured ("aes-128-ctr", "aes-128-ctr+chacha20")
     tuning::SearchSpace space;
     tuning::SearchResult search;
-    tuning::TunedEntry entry;     // what was (or would be) stored
+    tuning::TunedEntry entry;     // what was (or would be) stored; none when search.best is empty
+};
+
+struct TuneResult {
+    tuning::DeviceIdentity identity;
+    std::vector<TunedPart> parts;
+    double seconds = 0;           // the whole tune, compiles included
     bool stored = false;
     std::string cache_path;
     std::string note;             // why nothing was stored, when nothing was
@@ -51,15 +66,36 @@ struct TuneResult {
 // Tunes one device. A device the build or the machine lacks is BC_ERR_NO_DEVICE.
 Status tune(const TuneOptions& opt, TuneResult* out);
 
+// The device `bulkcrypt tune` tunes when none is named: cuda:0 where a CUDA device is, else opencl:0.
+std::string default_device();
+
 // The identity and traits of a device, for --show and --reset ("opencl:0", "cuda:0").
 Status identify(const std::string& device, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits);
 
 // An entry in the form of the shipped table (src/tuning/defaults.cpp), for committing.
 std::string emit_entry(const tuning::DeviceIdentity& id, const tuning::TunedEntry& e);
 
-// Implemented per device kind (opencl_tuner.cpp; absent builds answer BC_ERR_NO_DEVICE).
+// Implemented per device kind (opencl_tuner.cpp, cuda_tuner.cpp; absent builds answer
+// BC_ERR_NO_DEVICE).
 Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out);
 Status identify_opencl(int index, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits);
+Status tune_cuda(int index, const TuneOptions& opt, TuneResult* out);
+Status identify_cuda(int index, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits);
+
+// Shared by the device kinds.
+std::string today();  // ISO 8601, UTC
+// The search's best against its baseline once more, in turns (baseline, best, ...), `runs`
+// each: a best that the second look does not put ahead by min_gain gives way to the
+// baseline (a maximum over many noisy points is biased upward). Returns what it did.
+std::string confirm(tuning::SearchResult* r, const std::function<tuning::Measurement(const tuning::Point&)>& measure,
+                    int runs, double min_gain);
+// The benchmark's protocol over one timed call: `run` does the call and sets the seconds it
+// took; the rate is bytes over them, the median of opt.runs after opt.warmup.
+tuning::Measurement timed_rate(size_t bytes, const TuneOptions& opt, const std::function<Status(double* seconds)>& run);
+// One progress line for a candidate: "<line> <rate> GB/s" or "<line> failed: <why>".
+void report(const TuneOptions& opt, const std::string& line, const tuning::Measurement& m);
+// A part's entry from the shipped entry and the search: rates, date and summary filled in.
+void finish_entry(const tuning::Tuning& shipped, const TunedPart& part, double extra_seconds, tuning::TunedEntry* e);
 
 }  // namespace tuner
 }  // namespace bc

@@ -12,36 +12,11 @@
 #include "tuner/tuner.h"
 #include "tuning/cache.h"
 #include "tuning/tuned.h"
+#include "tuner_test_util.h"
 
 namespace {
 
-// A tuning cache file of its own for the test, named by BULKCRYPT_TUNING_CACHE so that
-// every backend the test opens reads it; the variable and the file go at the end.
-class CacheFile {
-public:
-    CacheFile() {
-        char tmpl[] = "/tmp/bc-tuner-test-XXXXXX";
-        dir_ = mkdtemp(tmpl) ? tmpl : "";
-        path_ = dir_ + "/tuning.json";
-        const char* old = std::getenv("BULKCRYPT_TUNING_CACHE");
-        had_ = old != nullptr;
-        if (had_) old_ = old;
-        setenv("BULKCRYPT_TUNING_CACHE", path_.c_str(), 1);
-    }
-    ~CacheFile() {
-        if (had_) setenv("BULKCRYPT_TUNING_CACHE", old_.c_str(), 1);
-        else unsetenv("BULKCRYPT_TUNING_CACHE");
-        unlink(path_.c_str());
-        unlink((path_ + ".lock").c_str());
-        rmdir(dir_.c_str());
-        bc::tuning::clear_tuned();
-    }
-    const std::string& path() const { return path_; }
-
-private:
-    std::string dir_, path_, old_;
-    bool had_ = false;
-};
+using tuner_test::CacheFile;
 
 bc::Status open(const char* options, std::unique_ptr<bc::Backend>* be) {
     bc::ContextOptions o;
@@ -116,12 +91,14 @@ TEST(TunerOpenCl, AShortSearchStoresOnlyACheckedEntry) {
     o.corrupt = [shipped](const bc::tuning::Point& p) { return p[0] != shipped; };
     bc::tuner::TuneResult r;
     ASSERT_TRUE(bc::tuner::tune(o, &r).is_ok());
-    ASSERT_FALSE(r.search.trials.empty());
-    EXPECT_EQ(shipped, r.search.trials.front().point[0]) << "the baseline is measured first";
-    EXPECT_TRUE(r.search.baseline_m.ok) << r.search.baseline_m.error;
-    EXPECT_EQ(r.search.trials.size() - 1, r.search.failed);
-    EXPECT_EQ(shipped, r.entry.kernel.threads_per_block);
-    EXPECT_FALSE(r.search.improved());
+    ASSERT_EQ(1u, r.parts.size()) << "one entry a device on OpenCL";
+    const bc::tuning::SearchResult& sr = r.parts[0].search;
+    ASSERT_FALSE(sr.trials.empty());
+    EXPECT_EQ(shipped, sr.trials.front().point[0]) << "the baseline is measured first";
+    EXPECT_TRUE(sr.baseline_m.ok) << sr.baseline_m.error;
+    EXPECT_EQ(sr.trials.size() - 1, sr.failed);
+    EXPECT_EQ(shipped, r.parts[0].entry.kernel.threads_per_block);
+    EXPECT_FALSE(sr.improved());
     ASSERT_TRUE(r.stored) << r.note;
     std::vector<bc::tuning::TunedEntry> cached;
     std::string warning;
@@ -131,16 +108,7 @@ TEST(TunerOpenCl, AShortSearchStoresOnlyACheckedEntry) {
     EXPECT_GT(cached[0].rate_gbs, 0);
 
     // all candidates failing, the baseline too: nothing is stored
-    CacheFile empty;
-    o.cache_path = empty.path();
-    o.corrupt = [](const bc::tuning::Point&) { return true; };
-    o.budget_seconds = 5;
-    bc::tuner::TuneResult none;
-    ASSERT_TRUE(bc::tuner::tune(o, &none).is_ok());
-    EXPECT_TRUE(none.search.best.empty());
-    EXPECT_FALSE(none.stored);
-    struct stat st;
-    EXPECT_NE(0, stat(empty.path().c_str(), &st)) << "a cache file was written for a failed search";
+    tuner_test::expect_failed_search_stores_nothing(o, 5);
 }
 
 }  // namespace

@@ -30,6 +30,10 @@ void print_identity(const bc::tuning::DeviceIdentity& id) {
 
 // An entry's numbers in the words of the knobs the device kind reads.
 std::string describe_entry(const bc::tuning::DeviceIdentity& id, const bc::tuning::Tuning& t) {
+    if (id.kind == "opencl" && std::string(t.family) == "aes")
+        return fmt::format("AES counter kernel {}, work_group {}, groups_per_unit {}",
+                           bc::tuning::opencl_aes_variant_name(t.kernel.variant), t.kernel.threads_per_block,
+                           t.kernel.blocks_per_sm);
     if (id.kind == "opencl")
         return fmt::format("work_group {}, pipeline chunk {}", t.kernel.threads_per_block,
                            human_bytes(static_cast<double>(t.pipeline.chunk_bytes)));
@@ -56,10 +60,11 @@ int show(const std::string& device) {
     fmt::print("cache     {} ({} tuned entr{} for this device)\n", path, entries.size(), entries.size() == 1 ? "y" : "ies");
     if (!warning.empty()) fmt::print("warning   {}\n", warning);
     bc::tuning::set_tuned(id, traits, entries);
-    // What a context on this device uses: the device-wide entry on OpenCL; on CUDA the
+    // What a context on this device uses: the device-wide entry and AES's counter kernel on
+    // OpenCL; on CUDA the
     // entry of each family and mode the kernels read, and every tuned one.
     std::vector<std::pair<std::string, std::string>> keys;
-    if (id.kind == "opencl") keys = {{"generic", "*"}};
+    if (id.kind == "opencl") keys = {{"generic", "*"}, {"aes", "ctr"}};
     else keys = {{"aes", "ecb"}, {"aes", "cbc"}, {"aes", "ctr"}, {"aes", "xts"}, {"aes", "gcm"},
                  {"chacha", "stream"}, {"chacha", "chachapoly"}, {"salsa", "stream"}};
     for (const auto& e : entries)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl tune tune-cuda opencl-first ncu-blocks compare kernels cpu file roundtrip engine small
+#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl opencl-ab tune tune-cuda opencl-first ncu-blocks compare kernels cpu file roundtrip engine small
 #   profile variants suite)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
@@ -201,6 +201,15 @@ for phase in "$@"; do
       done
       TAIL=5 step "opencl-first-aes-256-gcm-$turn" 300 bash -c "s=\$EPOCHREALTIME; bulkcrypt bench --device opencl:0 \
         -a aes-256-gcm --size 16M --runs 1 --json; e=\$EPOCHREALTIME; awk \"BEGIN{print \\\"wall_s\\\", \$e - \$s}\""
+    done
+    ;;
+  opencl-ab)  # after `tune`: opencl_bench with the shipped table and with the tuned cache, in
+              # turns (OPENCL_ALGS, BENCH_TURNS), 1 GiB a call on the GPU's OpenCL platform
+    for turn in $(seq "${BENCH_TURNS:-2}"); do
+      BULKCRYPT_TUNING_CACHE=$W/none.json TAIL=12 step "opencl-shipped-$turn" 200 opencl_bench \
+        --algs "${OPENCL_ALGS:-aes-128-ctr,chacha20}" --json "$R/opencl-shipped-$turn.json"
+      BULKCRYPT_TUNING_CACHE=$R/tuning.json TAIL=12 step "opencl-tuned-$turn" 200 opencl_bench \
+        --algs "${OPENCL_ALGS:-aes-128-ctr,chacha20}" --json "$R/opencl-tuned-$turn.json"
     done
     ;;
   opencl)  # opencl_bench over OPENCL_ALGS on the GPU's OpenCL platform

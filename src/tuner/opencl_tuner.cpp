@@ -35,10 +35,10 @@ struct Workload {
     std::vector<uint8_t> iv, sample, want;  // want: the CPU backend's output on sample
 };
 
-Status open_candidate(int index, int work_group, std::unique_ptr<Backend>* be, OpenClBackend** ocl) {
+Status open_candidate(int index, const tuning::Overrides& knobs, std::unique_ptr<Backend>* be, OpenClBackend** ocl) {
     ContextOptions o;
+    o.tuning = knobs;
     o.tuning.shipped_only = true;
-    o.tuning.work_group = work_group;
     BC_TRY(make_opencl_backend(index, o, be));
     *ocl = dynamic_cast<OpenClBackend*>(be->get());
     return *ocl ? Status::ok() : Status(BC_ERR_INTERNAL, "the OpenCL backend is not an OpenClBackend");
@@ -106,12 +106,52 @@ tuning::Measurement measure(OpenClBackend& be, const Workload& w, cl_mem buf, si
     });
 }
 
+// One candidate: its own context with the knobs as overrides, one device buffer, every
+// workload; the figure of merit is the geometric mean of their rates.
+tuning::Measurement run_candidate(int index, const tuning::Overrides& knobs, const std::vector<const Workload*>& work,
+                                  size_t bytes, const TuneOptions& opt, bool corrupt, std::string line) {
+    tuning::Measurement m;
+    std::unique_ptr<Backend> be;
+    OpenClBackend* c = nullptr;
+    Status s = open_candidate(index, knobs, &be, &c);
+    cl_int err = CL_SUCCESS;
+    cl_mem buf = s.is_ok() ? clCreateBuffer(c->cl_ctx(), CL_MEM_READ_WRITE, bytes, nullptr, &err) : nullptr;
+    if (s.is_ok() && err != CL_SUCCESS) s = Status(BC_ERR_OUT_OF_MEMORY, "clCreateBuffer failed");
+    line += ":";
+    double log_sum = 0;
+    m.ok = s.is_ok();
+    if (!s.is_ok()) m.error = s.detail;
+    for (size_t i = 0; i < work.size() && m.ok; ++i) {
+        const tuning::Measurement r = measure(*c, *work[i], buf, bytes, opt, corrupt);
+        if (!r.ok) {
+            m.ok = false;
+            m.error = r.error;
+            break;
+        }
+        log_sum += std::log(r.rate);
+        char b[96];
+        std::snprintf(b, sizeof b, " %s %.2f GB/s", work[i]->alg->name, r.rate);
+        line += b;
+    }
+    if (buf) clReleaseMemObject(buf);
+    if (m.ok) m.rate = std::exp(log_sum / static_cast<double>(work.size()));
+    if (opt.progress) opt.progress(m.ok ? line : line + " failed: " + m.error);
+    return m;
+}
+
+std::string joined_names(const std::vector<const Workload*>& work) {
+    std::string s;
+    for (const Workload* w : work) s += (s.empty() ? "" : "+") + std::string(w->alg->name);
+    if (work.size() > 1) s += " geomean";
+    return s;
+}
+
 }  // namespace
 
 Status identify_opencl(int index, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits) {
     std::unique_ptr<Backend> be;
     OpenClBackend* ocl = nullptr;
-    BC_TRY(open_candidate(index, 0, &be, &ocl));
+    BC_TRY(open_candidate(index, tuning::Overrides{}, &be, &ocl));
     *id = ocl->identity();
     *traits = ocl->traits();
     traits->tuned = true;
@@ -122,7 +162,7 @@ Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out) {
     const auto start = std::chrono::steady_clock::now();
     std::unique_ptr<Backend> first;
     OpenClBackend* ocl = nullptr;
-    BC_TRY(open_candidate(index, 0, &first, &ocl));
+    BC_TRY(open_candidate(index, tuning::Overrides{}, &first, &ocl));
     out->identity = ocl->identity();
     const ocl::DeviceInfo dev = ocl->device();
     tuning::DeviceTraits shipped_traits = ocl->traits();
@@ -159,71 +199,121 @@ Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out) {
     first.reset();
     const size_t bytes = std::max<size_t>(opt.bytes / 64 * 64, 64);
 
+    std::vector<const Workload*> all, aes;
+    for (const Workload& w : work) {
+        all.push_back(&w);
+        if (w.alg->cipher == Cipher::AES && w.alg->mode == Mode::CTR) aes.push_back(&w);
+    }
+    // The AES part gets the budget the work-group part leaves, and half of it at least.
+    const double spent0 = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double first_budget = std::max(0.001, (opt.budget_seconds - spent0) * (aes.empty() ? 1.0 : 0.5));
+
+    // ---- every kernel's work-group size: one ("generic", "*") entry
+    out->parts.emplace_back();
+    {
+        TunedPart& part = out->parts.back();
+        part.what = joined_names(all);
+        tuning::SearchSpace& space = part.space;
+        space.knobs = {{"work_group", kWorkGroups}};
+        if (std::find(kWorkGroups.begin(), kWorkGroups.end(), baseline_wg) == kWorkGroups.end())
+            space.knobs[0].values.push_back(baseline_wg);
+        std::sort(space.knobs[0].values.begin(), space.knobs[0].values.end());
+        space.allowed = [max_wg, kernel_bound](const tuning::Point& p, std::string* why) {
+            if (p[0] <= max_wg) return true;
+            *why = std::string(kernel_bound ? "over the kernels' largest work-group, " : "over the device's largest work-group, ") +
+                   std::to_string(max_wg);
+            return false;
+        };
+        auto candidate = [&](const tuning::Point& p) {
+            tuning::Overrides k;
+            k.work_group = static_cast<int>(p[0]);
+            return run_candidate(index, k, all, bytes, opt, opt.corrupt && opt.corrupt(p), tuning::describe(space, p));
+        };
+        tuning::SearchOptions so;
+        so.budget_seconds = first_budget;
+        part.search = tuning::search(space, {baseline_wg}, candidate, so);
+        const std::string confirmed = confirm(&part.search, candidate, opt.runs, so.min_gain);
+        if (!confirmed.empty() && opt.progress) opt.progress(confirmed);
+
+        tuning::TunedEntry& e = part.entry;
+        e.family = shipped.family;
+        e.mode = shipped.mode;
+        e.kernel = shipped.kernel;
+        if (!part.search.best.empty()) e.kernel.threads_per_block = static_cast<int>(part.search.best[0]);
+        e.pair = shipped.pair;
+        e.ghash = shipped.ghash;
+        part.what += ", " + std::to_string(bytes >> 20) + " MiB";
+        finish_entry(shipped, part, spent0, &e);
+    }
+    if (aes.empty()) return Status::ok();
+
+    // ---- AES CTR's own kernel: the variant (batch or lane pairs), its work-group size and,
+    // for pairs, the resident groups a compute unit (a grid cap, and on NVIDIA the register
+    // cap that lets them reside). An ("aes", "ctr") entry; GCM's counter kernel follows it.
+    const tuning::Tuning aes_shipped = tuning::select_tuning(shipped_traits, "aes", "ctr");
+    const bool shuffles = dev.is_gpu() && dev.vendor.find("NVIDIA") != std::string::npos;
+    const int64_t base_variant = std::max(0, aes_shipped.kernel.variant);
+    const int64_t base_aes_wg = std::min<int64_t>(std::max(1, aes_shipped.kernel.threads_per_block), max_wg);
+    const int64_t base_groups = std::max(0, aes_shipped.kernel.blocks_per_sm);
     out->parts.emplace_back();
     TunedPart& part = out->parts.back();
-    for (const Workload& w : work) part.what += (part.what.empty() ? "" : "+") + std::string(w.alg->name);
-    if (work.size() > 1) part.what += " geomean";
+    part.what = joined_names(aes) + " kernel";
     tuning::SearchSpace& space = part.space;
-    space.knobs = {{"work_group", kWorkGroups}};
-    if (std::find(kWorkGroups.begin(), kWorkGroups.end(), baseline_wg) == kWorkGroups.end())
-        space.knobs[0].values.push_back(baseline_wg);
-    std::sort(space.knobs[0].values.begin(), space.knobs[0].values.end());
-    space.allowed = [max_wg, kernel_bound](const tuning::Point& p, std::string* why) {
-        if (p[0] <= max_wg) return true;
-        *why = std::string(kernel_bound ? "over the kernels' largest work-group, " : "over the device's largest work-group, ") +
-               std::to_string(max_wg);
-        return false;
-    };
-
-    // A candidate: its own context, one device buffer, every algorithm; the figure of merit is
-    // the geometric mean of their rates.
-    auto candidate = [&](const tuning::Point& p) {
-        tuning::Measurement m;
-        std::unique_ptr<Backend> be;
-        OpenClBackend* c = nullptr;
-        Status s = open_candidate(index, static_cast<int>(p[0]), &be, &c);
-        cl_int err = CL_SUCCESS;
-        cl_mem buf = s.is_ok() ? clCreateBuffer(c->cl_ctx(), CL_MEM_READ_WRITE, bytes, nullptr, &err) : nullptr;
-        if (s.is_ok() && err != CL_SUCCESS) s = Status(BC_ERR_OUT_OF_MEMORY, "clCreateBuffer failed");
-        std::string line = tuning::describe(space, p) + ":";
-        double log_sum = 0;
-        m.ok = s.is_ok();
-        if (!s.is_ok()) m.error = s.detail;
-        const bool corrupt = opt.corrupt && opt.corrupt(p);
-        for (size_t i = 0; i < work.size() && m.ok; ++i) {
-            const tuning::Measurement r = measure(*c, work[i], buf, bytes, opt, corrupt);
-            if (!r.ok) {
-                m.ok = false;
-                m.error = r.error;
-                break;
-            }
-            log_sum += std::log(r.rate);
-            char b[96];
-            std::snprintf(b, sizeof b, " %s %.2f GB/s", work[i].alg->name, r.rate);
-            line += b;
+    space.knobs = {{"variant", {0, 1}}, {"work_group", {32, 64, 128, 256, 512}}, {"groups_per_unit", {0, 2, 3, 4, 6, 8}}};
+    for (auto [k, v] : {std::pair<size_t, int64_t>{1, base_aes_wg}, {2, base_groups}}) {
+        std::vector<int64_t>& vals = space.knobs[k].values;
+        if (std::find(vals.begin(), vals.end(), v) == vals.end()) vals.push_back(v);
+        std::sort(vals.begin(), vals.end());
+    }
+    const size_t local_mem = static_cast<size_t>(dev.local_mem);
+    space.allowed = [max_wg, shuffles, local_mem, base_groups](const tuning::Point& p, std::string* why) {
+        if (p[1] > max_wg) {
+            *why = "over the largest work-group, " + std::to_string(max_wg);
+            return false;
         }
-        if (buf) clReleaseMemObject(buf);
-        if (m.ok) m.rate = std::exp(log_sum / static_cast<double>(work.size()));
-        if (opt.progress) opt.progress(m.ok ? line : line + " failed: " + m.error);
-        return m;
+        if (p[0] == 0 && p[2] != base_groups) {
+            *why = "the batch kernel has no grid cap";
+            return false;
+        }
+        if (p[0] == 1 && p[1] % 32 != 0) {
+            *why = "pairs need whole tiles of 32 work-items";
+            return false;
+        }
+        if (p[0] == 1 && !shuffles && local_mem && 7680 + 128 * static_cast<size_t>(p[1]) > local_mem) {
+            *why = "the exchange and the masks exceed local memory";
+            return false;
+        }
+        if (p[0] == 1 && shuffles && p[2] > 0 && 65536 / (p[2] * p[1]) < 64) {
+            *why = "under 64 registers a work-item";
+            return false;
+        }
+        return true;
     };
-
-    tuning::SearchOptions so;
+    auto candidate = [&](const tuning::Point& p) {
+        tuning::Overrides k;
+        k.opencl_aes_variant = static_cast<int>(p[0]);
+        k.opencl_aes_work_group = static_cast<int>(p[1]);
+        k.opencl_aes_groups = static_cast<int>(p[2]);
+        return run_candidate(index, k, aes, bytes, opt, opt.corrupt && opt.corrupt(p), tuning::describe(space, p));
+    };
     const double spent = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    tuning::SearchOptions so;
     so.budget_seconds = std::max(0.001, opt.budget_seconds - spent);
-    part.search = tuning::search(space, {baseline_wg}, candidate, so);
+    part.search = tuning::search(space, {base_variant, base_aes_wg, base_groups}, candidate, so);
     const std::string confirmed = confirm(&part.search, candidate, opt.runs, so.min_gain);
     if (!confirmed.empty() && opt.progress) opt.progress(confirmed);
 
     tuning::TunedEntry& e = part.entry;
-    e.family = shipped.family;
-    e.mode = shipped.mode;
-    e.kernel = shipped.kernel;
-    if (!part.search.best.empty()) e.kernel.threads_per_block = static_cast<int>(part.search.best[0]);
-    e.pair = shipped.pair;
-    e.ghash = shipped.ghash;
+    e.family = "aes";
+    e.mode = "ctr";
+    e.kernel = aes_shipped.kernel;
+    if (!part.search.best.empty())
+        e.kernel = tuning::KernelTuning{static_cast<int>(part.search.best[1]), static_cast<int>(part.search.best[2]), 0,
+                                        static_cast<int>(part.search.best[0])};
+    e.pair = aes_shipped.pair;
+    e.ghash = aes_shipped.ghash;
     part.what += ", " + std::to_string(bytes >> 20) + " MiB";
-    finish_entry(shipped, part, spent, &e);
+    finish_entry(aes_shipped, part, 0, &e);
     return Status::ok();
 }
 

@@ -8,7 +8,10 @@
 // What each device kind tunes:
 //   opencl:N  the kernels' work-group size (one entry a device: "generic", "*"), over the
 //             requested algorithms' geometric mean rate; pruned by the device's maximum
-//             work-group size.
+//             work-group size. Then, when AES-CTR is among them, AES's counter kernel (an
+//             ("aes", "ctr") entry): one work-item a batch or lane pairs, its group size, and
+//             the pairs' resident groups a compute unit (on NVIDIA also a register cap);
+//             pruned by tiles of 32, local memory and a floor of 64 registers.
 //   cuda:N    one entry an algorithm's (family, mode), each searched on its own: AES's
 //             bitsliced variant, grid caps of its one-lane and lane-pair kernels, pair-cc's
 //             waves and (GCM) the GHASH layout; the stream kernels' threads a block, grid cap

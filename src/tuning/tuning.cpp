@@ -13,6 +13,7 @@ namespace {
 const char* const kAesNames[kAesVariantCount] = {"plain", "fk", "fk-cs", "cl", "cle", "pair", "pair-cc", "pair-dec"};
 const char* const kGhashNames[kGhashVariantCount] = {"uint4", "planes", "tensor"};
 const char* const kXtsLayoutNames[kXtsLayoutCount] = {"interleaved", "tiles", "interleaved-smem"};
+const char* const kOpenClAesNames[kOpenClAesVariantCount] = {"batch", "pair"};
 
 // The position of s in names[0..n), -1 when absent.
 int index_of(const char* const* names, int n, const std::string& s) {
@@ -83,6 +84,10 @@ int aes_variant_from_name(const std::string& s) { return index_of(kAesNames, kAe
 const char* ghash_variant_name(int v) { return v >= 0 && v < kGhashVariantCount ? kGhashNames[v] : "?"; }
 int xts_layout_from_name(const std::string& s) { return index_of(kXtsLayoutNames, kXtsLayoutCount, s); }
 int ghash_variant_from_name(const std::string& s) { return index_of(kGhashNames, kGhashVariantCount, s); }
+const char* opencl_aes_variant_name(int v) {
+    return v >= 0 && v < kOpenClAesVariantCount ? kOpenClAesNames[v] : "?";
+}
+int opencl_aes_variant_from_name(const std::string& s) { return index_of(kOpenClAesNames, kOpenClAesVariantCount, s); }
 
 const char* family_of(const Algorithm& alg) {
     switch (alg.cipher) {
@@ -173,6 +178,16 @@ bool parse_option(const std::string& key, const std::string& value, Overrides* o
     } else if (key == "opencl.work_group") {
         if (parse_int(value, 1, kMaxWorkGroup, &o->work_group)) return true;
         *why = "opencl.work_group takes 1.." + std::to_string(kMaxWorkGroup);
+    } else if (key == "opencl.aes_variant") {
+        o->opencl_aes_variant = opencl_aes_variant_from_name(value);
+        if (o->opencl_aes_variant >= 0) return true;
+        *why = "opencl.aes_variant takes " + joined(kOpenClAesNames, kOpenClAesVariantCount);
+    } else if (key == "opencl.aes_work_group") {
+        if (parse_int(value, 1, kMaxWorkGroup, &o->opencl_aes_work_group)) return true;
+        *why = "opencl.aes_work_group takes 1.." + std::to_string(kMaxWorkGroup);
+    } else if (key == "opencl.aes_groups_per_unit") {
+        if (parse_int(value, 1, kMaxBlocksPerSm, &o->opencl_aes_groups)) return true;
+        *why = "opencl.aes_groups_per_unit takes 1.." + std::to_string(kMaxBlocksPerSm);
     } else if (key == "tuning") {
         o->shipped_only = value == "shipped";
         if (value == "shipped" || value == "tuned") return true;

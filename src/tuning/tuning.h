@@ -92,6 +92,11 @@ int ghash_variant_from_name(const std::string& s);
 // shared memory (0) or staged tiles (1); a (device, cipher, "xts") entry's kernel variant.
 constexpr int kXtsLayoutCount = 3;
 int xts_layout_from_name(const std::string& s);  // "interleaved", "tiles", "interleaved-smem"
+// The OpenCL AES CTR kernels, an ("aes", "ctr") entry's kernel variant on OpenCL devices: one
+// work-item a batch of 32 blocks (0, "batch") or lane pairs sharing a batch (1, "pair").
+constexpr int kOpenClAesVariantCount = 2;
+const char* opencl_aes_variant_name(int v);  // "?" out of range
+int opencl_aes_variant_from_name(const std::string& s);  // -1 when unknown
 
 // The shared host pipeline of a CUDA device: what chunk = 0 and depth = 0 mean there.
 // The generic CUDA entries of defaults.cpp carry the same numbers.
@@ -111,6 +116,10 @@ struct Overrides {
     int threads = 0;           // cuda.threads=32..1024 (multiples of 32): the stream kernels' threads per block
     int unroll = 0;            // cuda.unroll=1|2|4: the stream kernels' 64-byte blocks a thread an iteration
     int work_group = 0;        // opencl.work_group=1..1024: the OpenCL kernels' work-group size
+    int opencl_aes_variant = -1;    // opencl.aes_variant=batch|pair: the OpenCL AES CTR kernel (GCM's too)
+    int opencl_aes_work_group = 0;  // opencl.aes_work_group=1..1024: that kernel's work-group size
+    int opencl_aes_groups = 0;      // opencl.aes_groups_per_unit=1..64: the pair kernel's resident groups a
+                                    // compute unit (grid cap; on NVIDIA also its register cap)
     bool shipped_only = false; // tuning=shipped: the shipped table, not this machine's tuned entries
 };
 constexpr int kMaxWorkGroup = 1024;
@@ -121,6 +130,7 @@ constexpr int kMaxBlocksPerSm = 64;
 // Parses one context option whose key this layer owns ("depth", "cuda.aes_variant",
 // "cuda.ghash", "cuda.pair_cc_waves", "cuda.xts_layout", "cuda.blocks_per_sm",
 // "cuda.pair_blocks_per_sm", "cuda.threads", "cuda.unroll", "opencl.work_group",
+// "opencl.aes_variant", "opencl.aes_work_group", "opencl.aes_groups_per_unit",
 // "tuning" = tuned | shipped) into o. Returns false with *why set for a bad value;
 // *known = false (and true returned) for a key that is not a tuning key.
 bool parse_option(const std::string& key, const std::string& value, Overrides* o, bool* known, std::string* why);

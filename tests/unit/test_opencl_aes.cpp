@@ -13,6 +13,7 @@
 #include "modes/gcm/gcm.h"
 #include "modes/poly1305/poly1305.h"
 #include "test_opencl_common.h"
+#include "tuning/tuning.h"
 
 namespace bc {
 namespace {
@@ -103,25 +104,106 @@ TEST(OpenClAes, Cbc) {
             }
 }
 
+// CTR on b over test_sizes against OpenSSL: random offsets, and now and then a low half
+// close to a 64-bit carry.
+void check_ctr(Backend* b, const char* alg, std::mt19937_64& rng) {
+    for (size_t n : test_sizes(rng)) {
+        Bytes key = random_bytes(rng, find_algorithm(alg)->key_size), iv = random_bytes(rng, 16);
+        if (rng() % 2) for (int i = 8; i < 15; ++i) iv[i] = 0xff;
+        uint64_t offset = rng() % 3000;
+        Bytes data = random_bytes(rng, n);
+        Bytes pre(offset + n, 0);
+        std::copy(data.begin(), data.end(), pre.begin() + static_cast<long>(offset));
+        Bytes want = openssl_run(alg, true, key, iv.data(), pre);
+        want.erase(want.begin(), want.begin() + static_cast<long>(offset));
+        Status s = run_op(b, alg, key, Dir::Encrypt, iv.data(), 16, &data, offset);
+        ASSERT_TRUE(s.is_ok()) << s.detail;
+        EXPECT_EQ(data, want) << alg << " n=" << n << " offset=" << offset;
+    }
+}
+
 TEST(OpenClAes, CtrAnyOffsetAndCarry) {
     REQUIRE_OPENCL();
     std::mt19937_64 rng(3);
     for (const char* alg : {"aes-128-ctr", "aes-192-ctr", "aes-256-ctr"})
-        for (Backend* b : backends())
-            for (size_t n : test_sizes(rng)) {
-                Bytes key = random_bytes(rng, find_algorithm(alg)->key_size), iv = random_bytes(rng, 16);
-                // Low half close to a 64-bit carry, now and then.
-                if (rng() % 2) for (int i = 8; i < 15; ++i) iv[i] = 0xff;
-                uint64_t offset = rng() % 3000;
-                Bytes data = random_bytes(rng, n);
-                Bytes pre(offset + n, 0);
-                std::copy(data.begin(), data.end(), pre.begin() + static_cast<long>(offset));
-                Bytes want = openssl_run(alg, true, key, iv.data(), pre);
-                want.erase(want.begin(), want.begin() + static_cast<long>(offset));
-                Status s = run_op(b, alg, key, Dir::Encrypt, iv.data(), 16, &data, offset);
-                ASSERT_TRUE(s.is_ok()) << s.detail;
-                EXPECT_EQ(data, want) << alg << " n=" << n << " offset=" << offset;
-            }
+        for (Backend* b : backends()) check_ctr(b, alg, rng);
+}
+
+// The lane-pair CTR kernel (opencl.aes_variant=pair): counters with carries across 64 bits
+// and across a pair's 16-block stride, any offset, tails of partial tiles, and a grid cap
+// small enough that each work-item walks several tiles in turns. Off NVIDIA its exchange runs
+// through local memory, so PoCL checks the same index arithmetic the shuffles use.
+std::unique_ptr<Backend> pair_backend(const char* work_group, const char* groups, size_t chunk) {
+    ContextOptions o;
+    o.chunk = chunk;
+    bool known = false;
+    std::string why;
+    EXPECT_TRUE(tuning::parse_option("opencl.aes_variant", "pair", &o.tuning, &known, &why)) << why;
+    EXPECT_TRUE(tuning::parse_option("opencl.aes_work_group", work_group, &o.tuning, &known, &why)) << why;
+    if (groups) EXPECT_TRUE(tuning::parse_option("opencl.aes_groups_per_unit", groups, &o.tuning, &known, &why)) << why;
+    std::unique_ptr<Backend> be;
+    Status s = make_opencl_backend(0, o, &be);
+    EXPECT_TRUE(s.is_ok()) << s.detail;
+    return be;
+}
+
+bool built_part(Backend& b, const std::string& prefix) {
+    for (const OpenClPart& p : static_cast<OpenClBackend&>(b).program_parts())
+        if (p.name.compare(0, prefix.size(), prefix) == 0) return true;
+    return false;
+}
+
+TEST(OpenClAes, PairKernelCtrMatchesOpenSsl) {
+    REQUIRE_OPENCL();
+    std::mt19937_64 rng(13);
+    std::unique_ptr<Backend> wide = pair_backend("64", nullptr, 0), capped = pair_backend("32", "1", 64 << 10);
+    ASSERT_TRUE(wide && capped);
+    for (const char* alg : {"aes-128-ctr", "aes-256-ctr"})
+        for (Backend* b : {wide.get(), capped.get()}) check_ctr(b, alg, rng);
+    // the pair part ran, not the batch kernel
+    EXPECT_TRUE(built_part(*wide, "aes/ctr-pair"));
+    for (const OpenClPart& p : static_cast<OpenClBackend&>(*wide).program_parts()) EXPECT_NE(p.name, "aes/ctr");
+}
+
+// GCM's counter (inc32: the low 32 bits wrap, the rest stays) through the pair kernel,
+// against OpenSSL's ECB of the counter blocks.
+TEST(OpenClAes, PairKernelGcmCounterWrapsIn32Bits) {
+    REQUIRE_OPENCL();
+    std::mt19937_64 rng(14);
+    std::unique_ptr<Backend> b = pair_backend("64", "1", 0);
+    ASSERT_TRUE(b);
+    const char* alg = "aes-128-gcm";
+    for (size_t n : {size_t(1), size_t(16 * 511 + 3), size_t(16 * 4096), size_t(200000)}) {
+        Bytes key = random_bytes(rng, 16), pt = random_bytes(rng, n);
+        uint8_t ctr[16];
+        for (auto& x : ctr) x = static_cast<uint8_t>(rng());
+        const uint32_t low = 0xffffffffu - static_cast<uint32_t>(rng() % 3000);  // wraps inside the call
+        for (int i = 0; i < 4; ++i) ctr[12 + i] = static_cast<uint8_t>(low >> (24 - 8 * i));
+        Bytes blocks((n + 15) / 16 * 16);
+        for (size_t i = 0; i < blocks.size() / 16; ++i) {
+            std::memcpy(&blocks[16 * i], ctr, 16);
+            gcm_inc32(&blocks[16 * i], i);
+        }
+        Bytes ks = openssl_run("aes-128-ecb", true, key, nullptr, blocks);
+        Bytes want = pt;
+        for (size_t i = 0; i < n; ++i) want[i] ^= ks[i];
+
+        KeyMaterial km = key_material(alg, key);
+        std::unique_ptr<BackendKey> bk;
+        Status s = b->prepare_key(km, &bk);
+        ASSERT_TRUE(s.is_ok()) << s.detail;
+        Bytes data = pt;
+        AeadChunkOp op;
+        op.dir = Dir::Encrypt;
+        std::memcpy(op.ctr, ctr, 16);
+        op.in = data.data();
+        op.out = data.data();
+        op.len = data.size();
+        s = b->aead_chunk(km, *bk, op);
+        ASSERT_TRUE(s.is_ok()) << s.detail;
+        EXPECT_EQ(data, want) << "n=" << n << " low=" << low;
+    }
+    EXPECT_TRUE(built_part(*b, "aes/ctr-pair"));
 }
 
 // OpenSSL's XTS, one call per data unit; unit k uses tweak + k (little-endian).

@@ -111,4 +111,46 @@ TEST(TunerOpenCl, AShortSearchStoresOnlyACheckedEntry) {
     tuner_test::expect_failed_search_stores_nothing(o, 5);
 }
 
+// AES-CTR adds a second search, over its own kernel (batch or lane pairs, the group size, the
+// pairs' groups a compute unit), stored as an ("aes", "ctr") entry. Every pair candidate made
+// to fail its check: pairs are tried, and none is stored.
+TEST(TunerOpenCl, TheAesKernelSearchTriesPairsAndStoresOnlyCheckedOnes) {
+    CacheFile cache;
+    std::unique_ptr<bc::Backend> probe;
+    REQUIRE_OPENCL_DEVICE(open("", &probe));
+    probe.reset();
+
+    bc::tuner::TuneOptions o;
+    o.device = "opencl:0";
+    o.algorithms = {"aes-128-ctr"};
+    o.budget_seconds = 40;
+    o.bytes = size_t(1) << 20;
+    o.runs = 1;
+    o.cache_path = cache.path();
+    o.corrupt = [](const bc::tuning::Point& p) { return p.size() == 3 && p[0] == 1; };
+    bc::tuner::TuneResult r;
+    ASSERT_TRUE(bc::tuner::tune(o, &r).is_ok());
+    ASSERT_EQ(2u, r.parts.size()) << "the work-group part, then AES's kernel";
+    const bc::tuning::SearchResult& sr = r.parts[1].search;
+    ASSERT_FALSE(sr.trials.empty());
+    EXPECT_EQ(0, sr.trials.front().point[0]) << "the shipped batch kernel is the baseline";
+    EXPECT_TRUE(sr.baseline_m.ok) << sr.baseline_m.error;
+    size_t pairs = 0;
+    for (const bc::tuning::Trial& tr : sr.trials)
+        if (tr.point[0] == 1) {
+            ++pairs;
+            EXPECT_FALSE(tr.m.ok) << "a pair candidate passed a check made to fail";
+        }
+    EXPECT_GT(pairs, 0u) << "no pair candidate was tried";
+    EXPECT_EQ(0, r.parts[1].entry.kernel.variant);
+    EXPECT_EQ("aes", r.parts[1].entry.family);
+    EXPECT_EQ("ctr", r.parts[1].entry.mode);
+    ASSERT_TRUE(r.stored) << r.note;
+    std::vector<bc::tuning::TunedEntry> cached;
+    std::string warning;
+    bc::tuning::load_entries(cache.path(), r.identity, &cached, &warning);
+    ASSERT_EQ(2u, cached.size()) << warning;
+    for (const bc::tuning::TunedEntry& e : cached) EXPECT_EQ(0, e.kernel.variant);
+}
+
 }  // namespace

@@ -97,8 +97,18 @@ Status Backend::ghash_partial(bc_gf128 h, const uint8_t* data, size_t len, bc_gf
 Status Backend::aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t ctr[16],
                                 bool inc32, size_t nblocks) {
     cl_kernel kern = nullptr;
-    BC_TRY(kernel("bc_aes_ctr", &kern));
     cl_mem rk = k.rk_enc.get();
+    if (aes_variant_ == 1) {
+        // 32 work-items a tile of 512 blocks; with a grid cap, the tiles in turns
+        BC_TRY(kernel("bc_aes_ctr_pair", &kern));
+        size_t items = (nblocks + 511) / 512 * 32;
+        if (aes_groups_ > 0) items = std::min(items, size_t(dev_.compute_units ? dev_.compute_units : 1) * aes_groups_ * aes_local_);
+        const LocalBytes exchange{pair_shuffles() ? sizeof(cl_uint) : 32 * sizeof(cl_uint) * aes_local_};
+        BC_TRY(set_args(kern, buf, cl_ulong(nblocks), rk, cl_int(k.rounds), cl_ulong(bc_load_be64(ctr)),
+                        cl_ulong(bc_load_be64(ctr + 8)), cl_int(inc32 ? 1 : 0), exchange));
+        return launch(q, kern, items, aes_local_, true);
+    }
+    BC_TRY(kernel("bc_aes_ctr", &kern));
     BC_TRY(set_args(kern, buf, cl_ulong(nblocks), rk, cl_int(k.rounds), cl_ulong(bc_load_be64(ctr)),
                     cl_ulong(bc_load_be64(ctr + 8)), cl_int(inc32 ? 1 : 0)));
     return launch(q, kern, batches(nblocks), local_, true);

@@ -88,8 +88,9 @@ public:
         : ctx_(ctx), dev_(std::move(dev)), options_(std::move(options)) {}
 
     // Kernel `name` of the part `part`, whose `kernels` are looked up when it is built.
+    // extra_options: added to the device's for this part alone (the part's name should say so).
     Status kernel(const std::string& part, const char* const* kernels, const Source& source, const char* name,
-                  cl_kernel* out);
+                  cl_kernel* out, const std::string& extra_options = std::string());
     // build_report's text: a line per part in the order of first use, then its kernels'.
     std::string report() const;
     std::vector<OpenClPart> list() const;
@@ -97,7 +98,8 @@ public:
     size_t work_group_limit() const;
 
 private:
-    void build(Program& p, const std::string& part, const Source& source, const char* const* kernels);
+    void build(Program& p, const std::string& part, const Source& source, const char* const* kernels,
+               const std::string& options);
 
     cl_context ctx_ = nullptr;
     DeviceInfo dev_;
@@ -208,6 +210,10 @@ private:
     Status poly_partial(const uint8_t r[16], const uint8_t* data, size_t len, uint8_t out[17]);
 
     Status aes_cipher(const OclKey& k, const CipherOp& op);
+    // The pair kernel trades words by warp shuffles (NVIDIA GPUs), else through local memory.
+    bool pair_shuffles() const { return dev_.is_gpu() && dev_.vendor.find("NVIDIA") != std::string::npos; }
+    // The AES CTR kernel's variant, group size and caps from the tuning entry and the options.
+    void choose_aes_kernel();
     Status aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t ctr[16],
                            bool inc32, size_t nblocks);
     Status aes_xts_piece(const OclKey& k, const CipherOp& op, cl_command_queue q, cl_mem buf,
@@ -248,6 +254,14 @@ private:
     MemHandle apow_;   // XTS: alpha^(2^k), k = 0..63, in GCM's bit order
     MemHandle xts_apow_;   // generic XTS: alpha^(2^k), k = 0..63, as (lo, hi) of xts_tweak.h
     size_t local_ = 64;
+    // The AES CTR kernel (GCM's too), from the device's ("aes", "ctr") entry: variant 0 one
+    // work-item a batch (bc_aes_ctr), 1 lane pairs (bc_aes_ctr_pair); the pair kernel's group
+    // size, resident groups a compute unit (0: no grid cap) and, on NVIDIA, the register cap
+    // that lets that many groups reside (0: the compiler's choice).
+    int aes_variant_ = 0;
+    size_t aes_local_ = 64;
+    int aes_groups_ = 0;
+    int aes_regs_ = 0;
     size_t ghash_per_item_ = 32;   // GHASH and Poly1305: blocks per work-item
     size_t mac_local_ = 64;        // work-items per MAC group (a group's size is part of its result)
     mutable std::recursive_mutex mu_;

@@ -3,6 +3,7 @@
 // their kernels looked up once. A failed build is remembered, not retried per call.
 #include "backends/opencl/ocl_backend_impl.h"
 
+#include <cstring>
 #include <sstream>
 
 #include "backends/opencl/cl_embedded.h"
@@ -43,12 +44,12 @@ Status block_source(const BlockCipher& cipher, const PartSpec& spec, const std::
 }  // namespace
 
 Status Parts::kernel(const std::string& part, const char* const* kernels, const Source& source, const char* name,
-                     cl_kernel* out) {
+                     cl_kernel* out, const std::string& extra_options) {
     auto it = parts_.find(part);
     if (it == parts_.end()) {
         it = parts_.emplace(part, Program()).first;
         order_.push_back(part);
-        build(it->second, part, source, kernels);
+        build(it->second, part, source, kernels, options_ + extra_options);
     }
     const Program& p = it->second;
     if (!p.error.is_ok()) return p.error;
@@ -57,10 +58,11 @@ Status Parts::kernel(const std::string& part, const char* const* kernels, const 
     return Status::ok();
 }
 
-void Parts::build(Program& p, const std::string& part, const Source& source, const char* const* kernels) {
+void Parts::build(Program& p, const std::string& part, const Source& source, const char* const* kernels,
+                  const std::string& options) {
     std::string src;
     p.error = source(&src);
-    if (p.error.is_ok()) p.error = build_program(ctx_, dev_, src, options_, &p.prog, &p.build);
+    if (p.error.is_ok()) p.error = build_program(ctx_, dev_, src, options, &p.prog, &p.build);
     for (const char* const* k = kernels; p.error.is_ok() && *k; ++k) {
         cl_int err = CL_SUCCESS;
         KernelHandle kh(clCreateKernel(p.prog.get(), *k, &err));
@@ -133,9 +135,16 @@ size_t Backend::kernel_work_group_limit() const {
 Status Backend::kernel(const char* name, cl_kernel* out) {
     const PartSpec* spec = part_of(kParts, name);
     if (spec == nullptr) return Status(BC_ERR_INTERNAL, std::string("OpenCL kernel missing: ") + name);
+    std::string part = spec->name, extra;
+    if (std::strcmp(spec->define, "BC_PART_AES_CTR_PAIR") == 0 && aes_regs_ > 0) {
+        // NVIDIA's OpenCL has no __launch_bounds__: the register cap is how the pair kernel's
+        // groups come to reside together (a binary of its own per cap)
+        extra = " -cl-nv-maxrregcount=" + std::to_string(aes_regs_);
+        part += "/r" + std::to_string(aes_regs_);
+    }
     return parts_.kernel(
-        spec->name, spec->kernels, [spec](std::string* src) { return assemble_text(spec->name, part_text(*spec), src); },
-        name, out);
+        part, spec->kernels, [spec](std::string* src) { return assemble_text(spec->name, part_text(*spec), src); },
+        name, out, extra);
 }
 
 Status Backend::build_key_parts(const OclKey& k) {
@@ -155,7 +164,7 @@ Status Backend::build_key_parts(const OclKey& k) {
     } else if (k.alg->cipher == Cipher::AES) {
         switch (mode) {
             case Mode::CTR:
-            case Mode::GCM: own = {"bc_aes_ctr"}; break;
+            case Mode::GCM: own = {aes_variant_ == 1 ? "bc_aes_ctr_pair" : "bc_aes_ctr"}; break;
             case Mode::ECB: own = {"bc_aes_ecb_enc", "bc_aes_ecb_dec"}; break;
             case Mode::CBC: own = {"bc_aes_cbc_enc", "bc_aes_cbc_dec"}; break;
             case Mode::XTS: own = {"bc_aes_xts_tweaks", "bc_aes_xts_enc", "bc_aes_xts_dec"}; break;

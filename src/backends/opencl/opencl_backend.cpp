@@ -41,6 +41,7 @@ Status Backend::init() {
     const tuning::Tuning t = tuning::apply_overrides(tuning::select_tuning(traits_), opt_.tuning);
     local_ = size_t(std::max(1, t.kernel.threads_per_block));
     if (dev_.max_work_group && local_ > dev_.max_work_group) local_ = dev_.max_work_group;
+    choose_aes_kernel();
     ghash_per_item_ = dev_.is_gpu() ? 16 : 64;
     // Larger MAC groups on GPUs: fewer group results for the host to fold (one
     // multiplication each), 4096 blocks = 64 KiB per group.
@@ -61,6 +62,38 @@ Status Backend::init() {
     options_ = o.str();
     parts_ = Parts(ctx_.get(), dev_, options_);
     return Status::ok();
+}
+
+void Backend::choose_aes_kernel() {
+    const tuning::Overrides& o = opt_.tuning;
+    const tuning::Tuning t = tuning::select_tuning(traits_, "aes", "ctr");  // the generic entry without one
+    aes_variant_ = o.opencl_aes_variant >= 0 ? o.opencl_aes_variant : t.kernel.variant;
+    if (aes_variant_ < 0 || aes_variant_ >= tuning::kOpenClAesVariantCount) aes_variant_ = 0;
+    int wg = o.opencl_aes_work_group ? o.opencl_aes_work_group : o.work_group ? o.work_group : t.kernel.threads_per_block;
+    aes_local_ = size_t(std::max(1, wg));
+    aes_groups_ = o.opencl_aes_groups ? o.opencl_aes_groups : std::max(0, t.kernel.blocks_per_sm);
+    aes_regs_ = 0;
+    if (aes_variant_ != 1) return;
+    // Pairs need whole tiles of 32 work-items in a group, and local memory for the masks
+    // (7.5 KiB) and, without shuffles, 128 bytes a work-item for the exchange.
+    aes_local_ = std::max<size_t>(32, aes_local_ / 32 * 32);
+    if (dev_.max_work_group) aes_local_ = std::min(aes_local_, dev_.max_work_group / 32 * 32);
+    const size_t masks = 15 * 128 * sizeof(cl_uint), per_item = pair_shuffles() ? 0 : 32 * sizeof(cl_uint);
+    while (aes_local_ > 32 && dev_.local_mem && masks + per_item * aes_local_ > dev_.local_mem) aes_local_ -= 32;
+    if (aes_local_ < 32 || (dev_.max_work_group && dev_.max_work_group < 32) ||
+        (dev_.local_mem && masks + per_item * aes_local_ > dev_.local_mem)) {
+        aes_variant_ = 0;  // a device too small for pairs runs the batch kernel
+        return;
+    }
+    if (pair_shuffles() && aes_groups_ > 0) {
+        // __launch_bounds__(aes_local_, aes_groups_) by hand: the registers a work-item may
+        // use for that many groups to fit the compute unit's 64 Ki registers, in steps of 8
+        cl_uint regs = 65536;
+        clGetDeviceInfo(dev_.device, 0x4002 /* CL_DEVICE_REGISTERS_PER_BLOCK_NV */, sizeof regs, &regs, nullptr);
+        const size_t cap = regs / (size_t(aes_groups_) * aes_local_) / 8 * 8;
+        aes_regs_ = int(std::min<size_t>(255, cap));
+        if (aes_regs_ < 64) aes_regs_ = 0;  // not worth spilling the state for; the grid cap alone
+    }
 }
 
 tuning::DeviceIdentity Backend::identity() const {

@@ -27,6 +27,7 @@ inline constexpr char kBlockCl[] = "backends/opencl/kernels/block.cl";
 // stealing kernel only for units with a partial last block.
 inline constexpr PartSpec kParts[] = {
     {"aes/ctr", kAesCl, "BC_PART_AES_CTR", {"bc_aes_ctr"}},
+    {"aes/ctr-pair", kAesCl, "BC_PART_AES_CTR_PAIR", {"bc_aes_ctr_pair"}},
     {"aes/ecb-enc", kAesCl, "BC_PART_AES_ECB_ENC", {"bc_aes_ecb_enc"}},
     {"aes/ecb-dec", kAesCl, "BC_PART_AES_ECB_DEC", {"bc_aes_ecb_dec"}},
     {"aes/cbc-enc", kAesCl, "BC_PART_AES_CBC_ENC", {"bc_aes_cbc_enc"}},

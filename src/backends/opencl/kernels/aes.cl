@@ -15,12 +15,17 @@
  * work-item reads the same word at the same time). The host expands them once
  * per key (bc::aes_expand_key, the same code the host path uses).
  */
+#if BC_PART_AES_CTR_PAIR
+#define BC_AES_BS_RK_SPACE BC_LOCAL /* the pair kernel's halves read different masks */
+#else
 #define BC_AES_BS_RK_SPACE BC_CONSTANT
+#endif
 #include "cores/aes/aes_bitsliced.h"
 #include "ghash.cl"
 #include "modes/block/xts_tweak.h"
 
-typedef BC_CONSTANT const bc_u32 *bc_ocl_rk;
+/* the masks as the kernels pass them: constant memory, local in the pair part */
+typedef const BC_AES_BS_RK_SPACE bc_u32 *bc_ocl_rk;
 
 /* ---- block loads and stores: word k of batch lane j lives in s[32k + j] ---- */
 
@@ -123,6 +128,17 @@ BC_OCL_ECB_KERNEL(bc_aes_ecb_enc, bc_ocl_aes_encrypt)
 BC_OCL_ECB_KERNEL(bc_aes_ecb_dec, bc_ocl_aes_decrypt)
 #endif
 
+/* (hi:lo) += n, a 128-bit counter; with inc32 (GCM) only its low 32 bits, mod 2^32. */
+BC_FN void bc_ocl_ctr_add(bc_u64 *hi, bc_u64 *lo, bc_u64 n, int inc32) {
+    const bc_u64 l = *lo;
+    if (inc32) {
+        *lo = (l & 0xffffffff00000000ul) | (bc_u64)((bc_u32)l + (bc_u32)n);
+    } else {
+        *lo = l + n;
+        *hi += *lo < l;
+    }
+}
+
 /* ---- CTR ----
  * Block b of the buffer uses counter block (ctr_hi:ctr_lo) + b, a 128-bit
  * big-endian number; with inc32 (GCM) only its low 32 bits count, mod 2^32. */
@@ -134,13 +150,8 @@ BC_KERNEL void bc_aes_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_ocl_rk rk, in
     BC_AES_BS_UNROLL
     for (int j = 0; j < 32; ++j) {
         bc_u64 b = (bc_u64)j * W + w;
-        bc_u64 hi = ctr_hi, lo;
-        if (inc32) {
-            lo = (ctr_lo & 0xffffffff00000000ul) | (bc_u64)((bc_u32)ctr_lo + (bc_u32)b);
-        } else {
-            lo = ctr_lo + b;
-            hi += lo < ctr_lo;
-        }
+        bc_u64 hi = ctr_hi, lo = ctr_lo;
+        bc_ocl_ctr_add(&hi, &lo, b, inc32);
         s[j] = bc_bswap32((bc_u32)(hi >> 32));
         s[32 + j] = bc_bswap32((bc_u32)hi);
         s[64 + j] = bc_bswap32((bc_u32)(lo >> 32));
@@ -154,6 +165,102 @@ BC_KERNEL void bc_aes_ctr(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, bc_ocl_rk rk, in
     }
     BC_AES_BS_UNROLL
     for (int i = 0; i < 128; ++i) s[i] = 0;
+}
+#endif
+
+/* ---- CTR on lane pairs ----
+ * The lane-pair form of the CUDA backend's CTR kernel (bc_aes_bs_pair_* in
+ * aes_bitsliced.h): work-items l and l ^ 16 of each 32 share a batch of 32
+ * blocks, each keeping 8 of a block's 16 bytes, so a work-item holds 64 state
+ * words instead of 128 and more of them fit a compute unit. ShiftRows trades 32
+ * words a round with the partner: a warp shuffle on NVIDIA (inline PTX; a warp
+ * is 32 consecutive work-items of a group whose size is a multiple of 32), local
+ * memory and barriers elsewhere. A tile of 32 work-items is 16 pairs x 32
+ * blocks; pair k's block j is tile * 512 + k + 16 j, so each 8-byte access of
+ * the 32 covers 256 contiguous bytes. Every work-item makes the same number of
+ * trips (tiles past the end compute and store nothing), as the barriers need.
+ * The round-key masks are copied to local memory first: the halves read
+ * different words, which constant memory would serve one at a time. */
+#if BC_PART_AES_CTR_PAIR
+#define BC_OCL_PAIR_SHFL (BC_DEV_NVIDIA && BC_DEV_GPU)
+
+/* recv[8i + b] = the partner's s[8 q + b], q = BC_AES_BS_PAIR_SENT(i) (ShiftRows). */
+BC_FN void bc_ocl_pair_exchange(const bc_u32 *s, bc_u32 *recv, BC_LOCAL bc_u32 *x) {
+#if BC_OCL_PAIR_SHFL
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) {
+            bc_u32 r;
+            asm volatile("shfl.sync.bfly.b32 %0, %1, 16, 0x1f, 0xffffffff;" : "=r"(r) : "r"(s[8 * BC_AES_BS_PAIR_SENT(i) + b]));
+            recv[8 * i + b] = r;
+        }
+    }
+#else
+    /* word k of work-item l at x[k * L + l]: the 32 writes and reads of a round fall in
+     * consecutive words across the group */
+    const int l = (int)get_local_id(0), L = (int)get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE); /* the partner has read the previous round's words */
+    BC_AES_BS_UNROLL
+    for (int i = 0; i < 4; ++i) {
+        BC_AES_BS_UNROLL
+        for (int b = 0; b < 8; ++b) x[(8 * i + b) * L + l] = s[8 * BC_AES_BS_PAIR_SENT(i) + b];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    BC_AES_BS_UNROLL
+    for (int k = 0; k < 32; ++k) recv[k] = x[k * L + (l ^ 16)];
+#endif
+}
+
+/* Block b of the buffer uses counter block (ctr_hi:ctr_lo) + b, as bc_aes_ctr.
+ * x: 32 words a work-item of local memory where there is no shuffle (else unused). */
+BC_KERNEL void bc_aes_ctr_pair(BC_GLOBAL bc_u8 *buf, bc_u64 nblocks, BC_CONSTANT const bc_u32 *rk, int rounds,
+                               bc_u64 ctr_hi, bc_u64 ctr_lo, int inc32, BC_LOCAL bc_u32 *x) {
+    BC_LOCAL bc_u32 masks[15 * 128];
+    for (int i = (int)get_local_id(0); i < (rounds + 1) * 128; i += (int)get_local_size(0)) masks[i] = rk[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const bc_u32 lane = (bc_u32)get_local_id(0) & 31u, h = lane >> 4;
+    const bc_u64 ntiles = (nblocks + 511) / 512;
+    const bc_u64 nw = get_global_size(0) / 32, trips = (ntiles + nw - 1) / nw;
+    for (bc_u64 trip = 0; trip < trips; ++trip) {
+        const bc_u64 tile = trip * nw + get_global_id(0) / 32;
+        const bc_u64 base = tile * 512 + (lane & 15u);
+        bc_u64 hi = ctr_hi, lo = ctr_lo;
+        bc_ocl_ctr_add(&hi, &lo, base, inc32);
+        const bc_u32 a[4] = {(bc_u32)lo, (bc_u32)(lo >> 32), (bc_u32)hi, (bc_u32)(hi >> 32)};
+        bc_u32 s[64], recv[32];
+        bc_aes_bs_ctr_slice_pair(s, a, inc32, (int)h);
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 64; ++i) s[i] ^= masks[64 * h + i];
+        BC_AES_BS_NOUNROLL
+        for (int r = 1; r < rounds; ++r) {
+            bc_aes_bs_pair_sub(s);
+            bc_ocl_pair_exchange(s, recv, x);
+            bc_aes_bs_pair_mix(s, recv, masks + 128 * r, (int)h);
+        }
+        bc_aes_bs_pair_sub(s);
+        bc_ocl_pair_exchange(s, recv, x);
+        bc_aes_bs_pair_last(s, recv, masks + 128 * rounds, (int)h);
+        /* keystream word 2h of block j in s[j], word 2h + 1 in s[32 + j] */
+        bc_aes_bs_transpose32(s);
+        bc_aes_bs_transpose32(s + 32);
+        BC_AES_BS_UNROLL
+        for (int j = 0; j < 32; ++j) {
+            const bc_u64 b = base + 16 * (bc_u64)j;
+            if (b < nblocks) {
+                BC_GLOBAL bc_u8 *p = buf + 16 * b + 8 * h;
+#if BC_LITTLE_ENDIAN
+                BC_GLOBAL uint *q = (BC_GLOBAL uint *)p;
+                vstore2(vload2(0, q) ^ (uint2)(s[j], s[32 + j]), 0, q);
+#else
+                bc_store_le32_g(p, bc_load_le32_g(p) ^ s[j]);
+                bc_store_le32_g(p + 4, bc_load_le32_g(p + 4) ^ s[32 + j]);
+#endif
+            }
+        }
+        BC_AES_BS_UNROLL
+        for (int i = 0; i < 64; ++i) s[i] = 0;
+    }
 }
 #endif
 

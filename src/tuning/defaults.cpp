@@ -113,6 +113,14 @@ const Tuning kTable[] = {
      "fallback for unmeasured CUDA devices: the H100's numbers "
      "(bench/results/2026-11-23-scratch-pool-hybrid), unverified elsewhere."},
 
+    // ---- OpenCL: AES's counter kernel (GCM's too) as lane pairs where they were measured faster
+    {DeviceClass{DeviceKind::OpenCl, "NVIDIA H200", -1, -1, 1}, "aes", "ctr", {128, 0, 0, 1 /* pair */}, kNone, kNone,
+     {16 * MiB, 0, 0}, kNoEngine,
+     "NVIDIA H200, driver 580.159.04, NVIDIA OpenCL 3.0 CUDA 13.0.98, 2026-11-28, "
+     "bench/results/2026-11-28-opencl-pair: lane pairs, 128 work-items a group, no grid cap: AES-128-CTR "
+     "361.2 GB/s against 234.9-235.4 for one work-item a batch at 256 (opencl_bench, 1 GiB in device "
+     "memory, two turns); bulkcrypt tune 350.5 against 232.0, the best of 26 points."},
+
     // ---- OpenCL: work-group size and piece size (three buffers in flight, fixed by the backend)
     {kOpenClGpu, "generic", "*", {256, 0, 0, 0}, kNone, kNone, {16 * MiB, 0, 0}, kNoEngine,
      "estimate, not swept: 256 work-items a group, 16 MiB pieces. Run without faults (conformance, "

@@ -147,7 +147,8 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
             if (!descs[i].traits.name.empty()) rates[i] = tuning::tuned_rate(descs[i].traits);
     std::vector<std::unique_ptr<Backend>> workers;
     std::vector<int> devices;  // CUDA ordinal per worker (device pointers), -1 for host-only workers
-    for (size_t i : engine_gpu_order(descs, rates)) {
+    const std::vector<size_t> order = engine_gpu_order(descs, rates);
+    for (size_t i : order) {
         workers.push_back(std::move(gpus[i]));
         devices.push_back(descs[i].kind == tuning::DeviceKind::Cuda ? descs[i].index : -1);
     }
@@ -157,6 +158,12 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
         const tuning::Tuning& t = tuning::select_tuning(tuning::DeviceTraits{});
         eo.chunk = t.engine.chunk_bytes;
         eo.cpu_threshold = t.engine.cpu_threshold;
+        // The crossover `bulkcrypt tune -a engine` measured between this CPU and the first GPU
+        // (kept in that GPU's tuned "generic" entry) comes before the host's estimate.
+        if (with_cpu && !opt.tuning.shipped_only && !order.empty() && !descs[order[0]].traits.name.empty()) {
+            const tuning::Tuning* g = tuning::find_tuned(descs[order[0]].traits, "generic", "*");
+            if (g && g->engine.cpu_threshold) eo.cpu_threshold = g->engine.cpu_threshold;
+        }
     }
     eo.name = with_cpu ? "hybrid" : "cuda:all";
     if (with_cpu) {

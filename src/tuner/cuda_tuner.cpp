@@ -16,6 +16,7 @@
 #include "backends/backend.h"
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/stream_kernels.h"
+#include "engine/engine_backend.h"
 #include "catalog/catalog.h"
 #include "tuner/tuner.h"
 #include "tuning/tuned.h"
@@ -439,6 +440,40 @@ Status tune_pipeline(int index, const TuneOptions& opt, double budget, Backend& 
     return Status::ok();
 }
 
+// The device's ("generic", "*") entry in the cache, if any.
+bool cached_generic(const TuneOptions& opt, const tuning::DeviceIdentity& id, tuning::TunedEntry* out) {
+    std::vector<tuning::TunedEntry> cached;
+    std::string warning;
+    tuning::load_entries(opt.cache_path.empty() ? tuning::default_cache_path() : opt.cache_path, id, &cached, &warning);
+    for (const tuning::TunedEntry& e : cached)
+        if (e.family == "generic" && e.mode == "*") {
+            *out = e;
+            return true;
+        }
+    return false;
+}
+
+// The engine's CPU threshold beside this GPU, in the device's ("generic", "*") entry: on top of
+// the pipeline part of this tune where it ran, else of the entry the cache holds.
+Status tune_engine(const TuneOptions& opt, double budget, Backend& cpu, const tuning::DeviceTraits& shipped_traits,
+                   TuneResult* out) {
+    TunedPart* part = &out->parts.back();
+    const tuning::TunedEntry* start = nullptr;
+    for (const TunedPart& p : out->parts)
+        if (&p != part && p.entry.family == "generic" && !p.search.best.empty()) start = &p.entry;
+    tuning::TunedEntry cached;
+    if (!start && cached_generic(opt, out->identity, &cached)) start = &cached;
+    const tuning::TunedEntry base = start ? *start : tuning::TunedEntry{};
+    auto maker = [](size_t threshold, size_t chunk, std::unique_ptr<Backend>* be) {
+        EngineOptions eo;
+        eo.cpu_threshold = threshold;
+        eo.chunk = chunk;
+        return make_device_engine(true, ContextOptions{}, be, &eo);
+    };
+    return tune_engine_threshold(opt, budget, cpu, maker, tuning::select_tuning(shipped_traits, "generic", "*"),
+                                 start ? &base : nullptr, part);
+}
+
 }  // namespace
 
 Status identify_cuda(int index, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits) {
@@ -461,10 +496,11 @@ Status tune_cuda(int index, const TuneOptions& opt, TuneResult* out) {
     std::unique_ptr<Backend> cpu;
     BC_TRY(make_cpu_backend(ContextOptions{}, &cpu));
     std::mt19937_64 rng(0x6375);
-    // The main algorithms, each its own entry, and the host-memory pipeline ("pipeline").
+    // The main algorithms, each its own entry, the host-memory pipeline ("pipeline") and the
+    // engine's CPU threshold beside this GPU ("engine").
     const std::vector<std::string> algs = opt.algorithms.empty()
                                               ? std::vector<std::string>{"aes-128-ctr", "aes-256-gcm", "chacha20",
-                                                                         "chacha20-poly1305", "pipeline"}
+                                                                         "chacha20-poly1305", "pipeline", "engine"}
                                               : opt.algorithms;
     for (size_t i = 0; i < algs.size(); ++i) {
         // the budget left, shared evenly by the algorithms left
@@ -473,8 +509,14 @@ Status tune_cuda(int index, const TuneOptions& opt, TuneResult* out) {
         if (budget <= 0) break;
         out->parts.emplace_back();
         if (algs[i] == "pipeline") BC_TRY(tune_pipeline(index, opt, budget, *cpu, shipped_traits, rng, &out->parts.back()));
+        else if (algs[i] == "engine") BC_TRY(tune_engine(opt, budget, *cpu, shipped_traits, out));
         else BC_TRY(tune_one(index, algs[i], opt, budget, *cpu, prop, shipped_traits, rng, &out->parts.back()));
     }
+    // A pipeline entry stored without an engine part keeps the threshold an earlier tune measured.
+    tuning::TunedEntry cached;
+    if (std::find(algs.begin(), algs.end(), "engine") == algs.end() && cached_generic(opt, out->identity, &cached))
+        for (TunedPart& p : out->parts)
+            if (p.entry.family == "generic" && p.entry.mode == "*") p.entry.engine = cached.engine;
     return Status::ok();
 }
 

@@ -17,16 +17,20 @@
 //             waves and (GCM) the GHASH layout; the stream kernels' threads a block, grid cap
 //             and unroll; a generic block cipher's grid cap. Pruned by the resident blocks
 //             the compiled kernels' registers allow. And the host-memory pipeline's piece
-//             size and depth ("generic", "*"), from pageable memory by the wall clock.
+//             size and depth ("generic", "*"), from pageable memory by the wall clock, and
+//             the engine's CPU threshold beside the GPU (the same entry), by the crossover of
+//             the engine's adaptive split and the CPU alone over a ladder of job sizes.
 // The shipped entry's point is the baseline of every search: a tuned entry is stored only
 // when it beats it by the search's margin, confirmed by a second measurement of both, so a
 // tune never makes a device slower.
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "backends/backend.h"
 #include "tuning/cache.h"
 #include "tuning/search.h"
 #include "util/status.h"
@@ -84,6 +88,14 @@ Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out);
 Status identify_opencl(int index, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits);
 Status tune_cuda(int index, const TuneOptions& opt, TuneResult* out);
 Status identify_cuda(int index, tuning::DeviceIdentity* id, tuning::DeviceTraits* traits);
+
+// The engine's CPU threshold beside a GPU (engine_tuner.cpp): make_engine builds the engine
+// as contexts do, with the given threshold and chunk (the host entry's). Stores a ("generic", "*") entry for the GPU:
+// start's fields (this tune's or the cache's entry) with the measured threshold, or the
+// shipped entry's where start is null. Reached through `bulkcrypt tune -a engine` on CUDA.
+using EngineMaker = std::function<Status(size_t cpu_threshold, size_t chunk, std::unique_ptr<Backend>* out)>;
+Status tune_engine_threshold(const TuneOptions& opt, double budget, Backend& cpu, const EngineMaker& make_engine,
+                             const tuning::Tuning& shipped, const tuning::TunedEntry* start, TunedPart* part);
 
 // Shared by the device kinds.
 std::string today();  // ISO 8601, UTC

@@ -44,6 +44,13 @@ std::string describe_entry(const bc::tuning::DeviceIdentity& id, const bc::tunin
     if (std::string(t.family) == "chacha" || std::string(t.family) == "salsa")
         return fmt::format("threads {}, blocks_per_sm {}, unroll {}", t.kernel.threads_per_block,
                            t.kernel.blocks_per_sm, t.kernel.items_per_thread);
+    if (std::string(t.family) == "generic")
+        return fmt::format("blocks_per_sm {}, pipeline chunk {} depth {}, engine {}", t.kernel.blocks_per_sm,
+                           human_bytes(static_cast<double>(t.pipeline.chunk_bytes)), t.pipeline.depth,
+                           t.engine.cpu_threshold
+                               ? fmt::format("threshold {} chunk {}", human_bytes(static_cast<double>(t.engine.cpu_threshold)),
+                                             human_bytes(static_cast<double>(t.engine.chunk_bytes)))
+                               : std::string("threshold and chunk the host's"));
     return fmt::format("blocks_per_sm {}", t.kernel.blocks_per_sm);
 }
 
@@ -66,7 +73,7 @@ int show(const std::string& device) {
     std::vector<std::pair<std::string, std::string>> keys;
     if (id.kind == "opencl") keys = {{"generic", "*"}, {"aes", "ctr"}};
     else keys = {{"aes", "ecb"}, {"aes", "cbc"}, {"aes", "ctr"}, {"aes", "xts"}, {"aes", "gcm"},
-                 {"chacha", "stream"}, {"chacha", "chachapoly"}, {"salsa", "stream"}};
+                 {"chacha", "stream"}, {"chacha", "chachapoly"}, {"salsa", "stream"}, {"generic", "*"}};
     for (const auto& e : entries)
         if (std::find(keys.begin(), keys.end(), std::make_pair(e.family, e.mode)) == keys.end())
             keys.emplace_back(e.family, e.mode);

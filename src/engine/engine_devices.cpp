@@ -158,11 +158,12 @@ Status make_device_engine(bool with_cpu, const ContextOptions& opt, std::unique_
         const tuning::Tuning& t = tuning::select_tuning(tuning::DeviceTraits{});
         eo.chunk = t.engine.chunk_bytes;
         eo.cpu_threshold = t.engine.cpu_threshold;
-        // The crossover `bulkcrypt tune -a engine` measured between this CPU and the first GPU
-        // (kept in that GPU's tuned "generic" entry) comes before the host's estimate.
+        // The threshold and chunk `bulkcrypt tune -a engine` measured between this CPU and the
+        // first GPU (kept in that GPU's tuned "generic" entry) come before the host's estimates.
         if (with_cpu && !opt.tuning.shipped_only && !order.empty() && !descs[order[0]].traits.name.empty()) {
             const tuning::Tuning* g = tuning::find_tuned(descs[order[0]].traits, "generic", "*");
             if (g && g->engine.cpu_threshold) eo.cpu_threshold = g->engine.cpu_threshold;
+            if (g && g->engine.chunk_bytes) eo.chunk = g->engine.chunk_bytes;
         }
     }
     eo.name = with_cpu ? "hybrid" : "cuda:all";

@@ -14,6 +14,7 @@
 
 #include "backends/backend.h"
 #include "backends/opencl/opencl_backend.h"
+#include "backends/opencl/opencl_kernels.h"
 #include "catalog/catalog.h"
 #include "tuner/tuner.h"
 #include "tuning/tuned.h"
@@ -251,7 +252,7 @@ Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out) {
     // for pairs, the resident groups a compute unit (a grid cap, and on NVIDIA the register
     // cap that lets them reside). An ("aes", "ctr") entry; GCM's counter kernel follows it.
     const tuning::Tuning aes_shipped = tuning::select_tuning(shipped_traits, "aes", "ctr");
-    const bool shuffles = dev.is_gpu() && dev.vendor.find("NVIDIA") != std::string::npos;
+    const bool shuffles = dev.pair_shuffles();
     const int64_t base_variant = std::max(0, aes_shipped.kernel.variant);
     const int64_t base_aes_wg = std::min<int64_t>(std::max(1, aes_shipped.kernel.threads_per_block), max_wg);
     const int64_t base_groups = std::max(0, aes_shipped.kernel.blocks_per_sm);
@@ -275,15 +276,16 @@ Status tune_opencl(int index, const TuneOptions& opt, TuneResult* out) {
             *why = "the batch kernel has no grid cap";
             return false;
         }
-        if (p[0] == 1 && p[1] % 32 != 0) {
+        if (p[0] == 1 && p[1] % static_cast<int64_t>(ocl::kAesPairTileItems) != 0) {
             *why = "pairs need whole tiles of 32 work-items";
             return false;
         }
-        if (p[0] == 1 && !shuffles && local_mem && 7680 + 128 * static_cast<size_t>(p[1]) > local_mem) {
+        if (p[0] == 1 && local_mem && ocl::aes_pair_local_bytes(static_cast<size_t>(p[1]), shuffles) > local_mem) {
             *why = "the exchange and the masks exceed local memory";
             return false;
         }
-        if (p[0] == 1 && shuffles && p[2] > 0 && 65536 / (p[2] * p[1]) < 64) {
+        if (p[0] == 1 && shuffles && p[2] > 0 &&
+            ocl::aes_pair_register_cap(65536, static_cast<size_t>(p[2]), static_cast<size_t>(p[1])) == 0) {
             *why = "under 64 registers a work-item";
             return false;
         }

@@ -145,9 +145,14 @@ Tuning apply_overrides(const Tuning& t, const Overrides& o) {
 
 bool parse_option(const std::string& key, const std::string& value, Overrides* o, bool* known, std::string* why) {
     *known = true;
+    // An integer from lo to hi into *field, or *why says the range.
+    auto ranged = [&](long lo, long hi, int* field) {
+        if (parse_int(value, lo, hi, field)) return true;
+        *why = key + " takes " + std::to_string(lo) + ".." + std::to_string(hi);
+        return false;
+    };
     if (key == "depth") {
-        if (parse_int(value, 1, kMaxDepth, &o->depth)) return true;
-        *why = "depth takes 1.." + std::to_string(kMaxDepth);
+        return ranged(1, kMaxDepth, &o->depth);
     } else if (key == "cuda.aes_variant") {
         o->aes_variant = aes_variant_from_name(value);
         if (o->aes_variant >= 0) return true;
@@ -161,11 +166,9 @@ bool parse_option(const std::string& key, const std::string& value, Overrides* o
         if (o->xts_layout >= 0) return true;
         *why = "cuda.xts_layout takes " + joined(kXtsLayoutNames, kXtsLayoutCount);
     } else if (key == "cuda.blocks_per_sm") {
-        if (parse_int(value, 1, kMaxBlocksPerSm, &o->blocks_per_sm)) return true;
-        *why = "cuda.blocks_per_sm takes 1.." + std::to_string(kMaxBlocksPerSm);
+        return ranged(1, kMaxBlocksPerSm, &o->blocks_per_sm);
     } else if (key == "cuda.pair_blocks_per_sm") {
-        if (parse_int(value, 1, kMaxBlocksPerSm, &o->pair_blocks_per_sm)) return true;
-        *why = "cuda.pair_blocks_per_sm takes 1.." + std::to_string(kMaxBlocksPerSm);
+        return ranged(1, kMaxBlocksPerSm, &o->pair_blocks_per_sm);
     } else if (key == "cuda.threads") {
         if (parse_int(value, 32, 1024, &o->threads) && o->threads % 32 == 0) return true;
         *why = "cuda.threads takes a multiple of 32 from 32 to 1024";
@@ -173,21 +176,17 @@ bool parse_option(const std::string& key, const std::string& value, Overrides* o
         if (parse_int(value, 1, 4, &o->unroll) && o->unroll != 3) return true;
         *why = "cuda.unroll takes 1, 2 or 4";
     } else if (key == "cuda.pair_cc_waves") {
-        if (parse_int(value, 1, kMaxPairCcWaves, &o->pair_cc_waves)) return true;
-        *why = "cuda.pair_cc_waves takes 1.." + std::to_string(kMaxPairCcWaves);
+        return ranged(1, kMaxPairCcWaves, &o->pair_cc_waves);
     } else if (key == "opencl.work_group") {
-        if (parse_int(value, 1, kMaxWorkGroup, &o->work_group)) return true;
-        *why = "opencl.work_group takes 1.." + std::to_string(kMaxWorkGroup);
+        return ranged(1, kMaxWorkGroup, &o->work_group);
     } else if (key == "opencl.aes_variant") {
         o->opencl_aes_variant = opencl_aes_variant_from_name(value);
         if (o->opencl_aes_variant >= 0) return true;
         *why = "opencl.aes_variant takes " + joined(kOpenClAesNames, kOpenClAesVariantCount);
     } else if (key == "opencl.aes_work_group") {
-        if (parse_int(value, 1, kMaxWorkGroup, &o->opencl_aes_work_group)) return true;
-        *why = "opencl.aes_work_group takes 1.." + std::to_string(kMaxWorkGroup);
+        return ranged(1, kMaxWorkGroup, &o->opencl_aes_work_group);
     } else if (key == "opencl.aes_groups_per_unit") {
-        if (parse_int(value, 1, kMaxBlocksPerSm, &o->opencl_aes_groups)) return true;
-        *why = "opencl.aes_groups_per_unit takes 1.." + std::to_string(kMaxBlocksPerSm);
+        return ranged(1, kMaxBlocksPerSm, &o->opencl_aes_groups);
     } else if (key == "tuning") {
         o->shipped_only = value == "shipped";
         if (value == "shipped" || value == "tuned") return true;

@@ -28,6 +28,18 @@ bc::Status open(const char* options, std::unique_ptr<bc::Backend>* be) {
 // The work-group size a backend launches its kernels with.
 int local_size(bc::Backend& be) { return static_cast<int>(static_cast<bc::OpenClBackend&>(be).work_group()); }
 
+// A short search of one algorithm on opencl:0 over 1 MiB, stored in cache.
+bc::tuner::TuneOptions short_tune(const char* alg, double budget, int runs, const CacheFile& cache) {
+    bc::tuner::TuneOptions o;
+    o.device = "opencl:0";
+    o.algorithms = {alg};
+    o.budget_seconds = budget;
+    o.bytes = size_t(1) << 20;
+    o.runs = runs;
+    o.cache_path = cache.path();
+    return o;
+}
+
 #define REQUIRE_OPENCL_DEVICE(status)                                                       \
     do {                                                                                    \
         if ((status).code == BC_ERR_NO_DEVICE)                                              \
@@ -80,13 +92,7 @@ TEST(TunerOpenCl, AShortSearchStoresOnlyACheckedEntry) {
     const int shipped = local_size(*probe);
     probe.reset();
 
-    bc::tuner::TuneOptions o;
-    o.device = "opencl:0";
-    o.algorithms = {"chacha20"};
-    o.budget_seconds = 20;
-    o.bytes = size_t(1) << 20;
-    o.runs = 2;
-    o.cache_path = cache.path();
+    bc::tuner::TuneOptions o = short_tune("chacha20", 20, 2, cache);
     // every candidate but the shipped one computes nonsense
     o.corrupt = [shipped](const bc::tuning::Point& p) { return p[0] != shipped; };
     bc::tuner::TuneResult r;
@@ -124,13 +130,7 @@ TEST(TunerOpenCl, TheAesKernelSearchTriesBothVariantsAndStoresOnlyCheckedOnes) {
     const int shipped = bc::tuning::select_tuning(traits, "aes", "ctr").kernel.variant;
     probe.reset();
 
-    bc::tuner::TuneOptions o;
-    o.device = "opencl:0";
-    o.algorithms = {"aes-128-ctr"};
-    o.budget_seconds = 40;
-    o.bytes = size_t(1) << 20;
-    o.runs = 1;
-    o.cache_path = cache.path();
+    bc::tuner::TuneOptions o = short_tune("aes-128-ctr", 40, 1, cache);
     o.corrupt = [shipped](const bc::tuning::Point& p) { return p.size() == 3 && p[0] != shipped; };
     bc::tuner::TuneResult r;
     ASSERT_TRUE(bc::tuner::tune(o, &r).is_ok());

@@ -76,6 +76,10 @@ struct DeviceInfo {
     bool little_endian = true;
     bool is_gpu() const { return (type & CL_DEVICE_TYPE_GPU) != 0; }
     bool is_cpu() const { return (type & CL_DEVICE_TYPE_CPU) != 0; }
+    bool is_nvidia() const { return vendor.find("NVIDIA") != std::string::npos; }
+    // The AES pair kernel trades words by warp shuffles (inline PTX) on NVIDIA's GPUs, else
+    // through local memory (kernels/aes.cl, BC_OCL_PAIR_SHFL).
+    bool pair_shuffles() const { return is_gpu() && is_nvidia(); }
     // "NVIDIA H100 80GB HBM3 (NVIDIA CUDA, OpenCL 3.0 CUDA 12.4, driver 550.54)"
     std::string describe() const;
 };

@@ -101,9 +101,9 @@ Status Backend::aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf,
     if (aes_variant_ == 1) {
         // 32 work-items a tile of 512 blocks; with a grid cap, the tiles in turns
         BC_TRY(kernel("bc_aes_ctr_pair", &kern));
-        size_t items = (nblocks + 511) / 512 * 32;
+        size_t items = (nblocks + 511) / 512 * kAesPairTileItems;
         if (aes_groups_ > 0) items = std::min(items, size_t(dev_.compute_units ? dev_.compute_units : 1) * aes_groups_ * aes_local_);
-        const LocalBytes exchange{pair_shuffles() ? sizeof(cl_uint) : 32 * sizeof(cl_uint) * aes_local_};
+        const LocalBytes exchange{dev_.pair_shuffles() ? sizeof(cl_uint) : kAesPairExchangeBytes * aes_local_};
         BC_TRY(set_args(kern, buf, cl_ulong(nblocks), rk, cl_int(k.rounds), cl_ulong(bc_load_be64(ctr)),
                         cl_ulong(bc_load_be64(ctr + 8)), cl_int(inc32 ? 1 : 0), exchange));
         return launch(q, kern, items, aes_local_, true);
@@ -111,7 +111,7 @@ Status Backend::aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf,
     BC_TRY(kernel("bc_aes_ctr", &kern));
     BC_TRY(set_args(kern, buf, cl_ulong(nblocks), rk, cl_int(k.rounds), cl_ulong(bc_load_be64(ctr)),
                     cl_ulong(bc_load_be64(ctr + 8)), cl_int(inc32 ? 1 : 0)));
-    return launch(q, kern, batches(nblocks), local_, true);
+    return launch(q, kern, batches(nblocks), aes_local_, true);
 }
 
 Status Backend::alpha_table(cl_mem* out) {

@@ -210,8 +210,6 @@ private:
     Status poly_partial(const uint8_t r[16], const uint8_t* data, size_t len, uint8_t out[17]);
 
     Status aes_cipher(const OclKey& k, const CipherOp& op);
-    // The pair kernel trades words by warp shuffles (NVIDIA GPUs), else through local memory.
-    bool pair_shuffles() const { return dev_.is_gpu() && dev_.vendor.find("NVIDIA") != std::string::npos; }
     // The AES CTR kernel's variant, group size and caps from the tuning entry and the options.
     void choose_aes_kernel();
     Status aes_ctr_enqueue(const OclKey& k, cl_command_queue q, cl_mem buf, const uint8_t ctr[16],
@@ -255,8 +253,8 @@ private:
     MemHandle xts_apow_;   // generic XTS: alpha^(2^k), k = 0..63, as (lo, hi) of xts_tweak.h
     size_t local_ = 64;
     // The AES CTR kernel (GCM's too), from the device's ("aes", "ctr") entry: variant 0 one
-    // work-item a batch (bc_aes_ctr), 1 lane pairs (bc_aes_ctr_pair); the pair kernel's group
-    // size, resident groups a compute unit (0: no grid cap) and, on NVIDIA, the register cap
+    // work-item a batch (bc_aes_ctr), 1 lane pairs (bc_aes_ctr_pair); its group size; the pair
+    // kernel's resident groups a compute unit (0: no grid cap) and, on NVIDIA, the register cap
     // that lets that many groups reside (0: the compiler's choice).
     int aes_variant_ = 0;
     size_t aes_local_ = 64;

@@ -51,7 +51,7 @@ Status Backend::init() {
     o << "-cl-std=CL1.2"
       << " -DBC_DEV_GPU=" << (dev_.is_gpu() ? 1 : 0)
       << " -DBC_DEV_CPU=" << (dev_.is_cpu() ? 1 : 0)
-      << " -DBC_DEV_NVIDIA=" << (dev_.vendor.find("NVIDIA") != std::string::npos ? 1 : 0)
+      << " -DBC_DEV_NVIDIA=" << (dev_.is_nvidia() ? 1 : 0)
       << " -DBC_DEV_COMPUTE_UNITS=" << dev_.compute_units
       << " -DBC_DEV_LOCAL_MEM=" << dev_.local_mem;
     // (the work-group size is not among them: no kernel is built around it, so every size the
@@ -71,28 +71,25 @@ void Backend::choose_aes_kernel() {
     if (aes_variant_ < 0 || aes_variant_ >= tuning::kOpenClAesVariantCount) aes_variant_ = 0;
     int wg = o.opencl_aes_work_group ? o.opencl_aes_work_group : o.work_group ? o.work_group : t.kernel.threads_per_block;
     aes_local_ = size_t(std::max(1, wg));
+    if (dev_.max_work_group && aes_local_ > dev_.max_work_group) aes_local_ = dev_.max_work_group;
     aes_groups_ = o.opencl_aes_groups ? o.opencl_aes_groups : std::max(0, t.kernel.blocks_per_sm);
     aes_regs_ = 0;
     if (aes_variant_ != 1) return;
-    // Pairs need whole tiles of 32 work-items in a group, and local memory for the masks
-    // (7.5 KiB) and, without shuffles, 128 bytes a work-item for the exchange.
-    aes_local_ = std::max<size_t>(32, aes_local_ / 32 * 32);
-    if (dev_.max_work_group) aes_local_ = std::min(aes_local_, dev_.max_work_group / 32 * 32);
-    const size_t masks = 15 * 128 * sizeof(cl_uint), per_item = pair_shuffles() ? 0 : 32 * sizeof(cl_uint);
-    while (aes_local_ > 32 && dev_.local_mem && masks + per_item * aes_local_ > dev_.local_mem) aes_local_ -= 32;
-    if (aes_local_ < 32 || (dev_.max_work_group && dev_.max_work_group < 32) ||
-        (dev_.local_mem && masks + per_item * aes_local_ > dev_.local_mem)) {
+    // Pairs need whole tiles in a group and local memory for the masks and the exchange.
+    const size_t tile = kAesPairTileItems, asked = aes_local_;
+    aes_local_ = std::max(tile, aes_local_ / tile * tile);
+    if (dev_.max_work_group) aes_local_ = std::min(aes_local_, dev_.max_work_group / tile * tile);
+    auto fits = [&] { return !dev_.local_mem || aes_pair_local_bytes(aes_local_, dev_.pair_shuffles()) <= dev_.local_mem; };
+    while (aes_local_ > tile && !fits()) aes_local_ -= tile;
+    if (aes_local_ < tile || !fits()) {
         aes_variant_ = 0;  // a device too small for pairs runs the batch kernel
+        aes_local_ = asked;
         return;
     }
-    if (pair_shuffles() && aes_groups_ > 0) {
-        // __launch_bounds__(aes_local_, aes_groups_) by hand: the registers a work-item may
-        // use for that many groups to fit the compute unit's 64 Ki registers, in steps of 8
+    if (dev_.pair_shuffles() && aes_groups_ > 0) {
         cl_uint regs = 65536;
         clGetDeviceInfo(dev_.device, 0x4002 /* CL_DEVICE_REGISTERS_PER_BLOCK_NV */, sizeof regs, &regs, nullptr);
-        const size_t cap = regs / (size_t(aes_groups_) * aes_local_) / 8 * 8;
-        aes_regs_ = int(std::min<size_t>(255, cap));
-        if (aes_regs_ < 64) aes_regs_ = 0;  // not worth spilling the state for; the grid cap alone
+        aes_regs_ = aes_pair_register_cap(regs, size_t(aes_groups_), aes_local_);
     }
 }
 

@@ -60,6 +60,23 @@ inline constexpr PartSpec kBlockParts[] = {
     {"xts-dec", kBlockCl, "BC_PART_BLK_XTS_DEC", {"bc_block_xts_dec"}},
 };
 
+// The AES pair kernel's limits (kernels/aes.cl, bc_aes_ctr_pair), for the backend and the
+// tuner alike: its groups are whole tiles of 32 work-items; local memory holds the round-key
+// masks (15 rounds' worth) and, without shuffles, 32 words a work-item for the exchange.
+inline constexpr size_t kAesPairTileItems = 32;
+inline constexpr size_t kAesPairMaskBytes = 15 * 128 * 4;
+inline constexpr size_t kAesPairExchangeBytes = 32 * 4;
+inline size_t aes_pair_local_bytes(size_t group, bool shuffles) {
+    return kAesPairMaskBytes + (shuffles ? 0 : kAesPairExchangeBytes * group);
+}
+// The register cap that lets `groups` groups of `group` work-items reside on a compute unit
+// of `registers` (__launch_bounds__ by hand), in steps of 8, at most 255; 0 under 64, where
+// the state would spill (the grid cap then applies alone).
+inline int aes_pair_register_cap(size_t registers, size_t groups, size_t group) {
+    const size_t cap = registers / (groups * group) / 8 * 8;
+    return cap < 64 ? 0 : static_cast<int>(cap < 255 ? cap : 255);
+}
+
 // The part of `parts` that holds `kernel`, or null.
 template <size_t N>
 const PartSpec* part_of(const PartSpec (&parts)[N], const char* kernel) {

@@ -14,6 +14,7 @@ packages=(
   libcli11-dev libfmt-dev libargon2-dev  # the bulkcrypt command line (argon2: passphrase KDF)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL backend, PoCL in CI
   python3-matplotlib               # bench/report.py plots
+  python3-dev python3-venv         # the Python package: headers, and the virtual environment below
 )
 
 missing=()
@@ -28,4 +29,19 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# The Python package's build and test tools, in a virtual environment of the project's
+# (.venv, or $BC_VENV): pip stays out of the system's Python. Reinstalled only when
+# python/requirements-dev.txt changed since the last run.
+venv=${BC_VENV:-.venv}
+req=python/requirements-dev.txt
+if [ ! -x "$venv/bin/python" ]; then
+  echo "setup: creating the Python environment $venv"
+  python3 -m venv "$venv"
+fi
+if ! cmp -s "$req" "$venv/.requirements-installed"; then
+  echo "setup: installing $req into $venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req"
+  cp "$req" "$venv/.requirements-installed"
 fi

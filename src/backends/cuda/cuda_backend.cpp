@@ -204,6 +204,7 @@ StreamLaunch CudaBackend::stream_launch(const Algorithm& alg) const {
     if (t.kernel.threads_per_block > 0) lp.threads_per_block = t.kernel.threads_per_block;
     if (t.kernel.blocks_per_sm > 0) lp.blocks_per_sm = t.kernel.blocks_per_sm;
     if (t.kernel.items_per_thread > 0) lp.unroll = t.kernel.items_per_thread;
+    lp.scratch_pool = pool_;
     return lp;
 }
 

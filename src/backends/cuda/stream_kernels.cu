@@ -111,9 +111,18 @@ Status launch_xor(int fam, int rounds, const bcs::XorArgs& a, const StreamLaunch
 }
 
 // Device scratch freed on scope exit (stream-ordered).
+// Stream-ordered device memory for one call, from the backend's scratch pool when it has
+// one: the default pool unmaps freed memory at the next synchronization, so a caller that
+// synchronizes after each call (PyTorch, CuPy) paid a fresh mapping every call (H200, 1 GiB
+// ChaCha20-Poly1305 in GPU memory: 100 us a call, 1,010 -> 835 GB/s).
 struct DeviceBuf {
     void* p = nullptr;
     cudaStream_t s = nullptr;
+    cudaError_t alloc(size_t n, cudaStream_t st, const StreamLaunch& lp) {
+        s = st;
+        return lp.scratch_pool ? cudaMallocFromPoolAsync(&p, n, static_cast<cudaMemPool_t>(lp.scratch_pool), st)
+                               : cudaMallocAsync(&p, n, st);
+    }
     ~DeviceBuf() {
         if (p) cudaFreeAsync(p, s);
     }
@@ -228,8 +237,7 @@ Status cuda_stream_cipher(const KeyMaterial& key, const CipherOp& op, const Stre
     // Host memory: stage through one device buffer, in place.
     cudaStream_t s = static_cast<cudaStream_t>(op.stream);
     DeviceBuf buf;
-    buf.s = s;
-    BC_TRY(cuda_status(cudaMallocAsync(&buf.p, op.len, s), "device buffer"));
+    BC_TRY(cuda_status(buf.alloc(op.len, s, lp), "device buffer"));
     uint8_t* d = static_cast<uint8_t*>(buf.p);
     BC_TRY(cuda_status(cudaMemcpyAsync(d, op.in, op.len, cudaMemcpyHostToDevice, s), "upload"));
     BC_TRY(cuda_stream_xor_device(st, op.offset, d, d, op.len, s, lp));
@@ -254,8 +262,7 @@ Status cuda_chachapoly_chunk(const KeyMaterial& key, AeadChunkOp& op, const Stre
     // Scratch: five u64 sums then 17 bytes of partial (and the staged data for host memory).
     size_t data_bytes = op.memory == BC_MEMORY_DEVICE ? 0 : op.len;
     DeviceBuf buf;
-    buf.s = s;
-    BC_TRY(cuda_status(cudaMallocAsync(&buf.p, 64 + data_bytes, s), "device buffer"));
+    BC_TRY(cuda_status(buf.alloc(64 + data_bytes, s, lp), "device buffer"));
     unsigned long long* sums = static_cast<unsigned long long*>(buf.p);
     uint8_t* partial_dev = static_cast<uint8_t*>(buf.p) + 40;
     const uint8_t* in = op.in;
@@ -281,8 +288,7 @@ Status cuda_poly1305_mac(MacOp& op, const StreamLaunch& lp) {
     cudaStream_t s = static_cast<cudaStream_t>(op.stream);
     size_t data_bytes = op.memory == BC_MEMORY_DEVICE ? 0 : op.len;
     DeviceBuf buf;
-    buf.s = s;
-    BC_TRY(cuda_status(cudaMallocAsync(&buf.p, 64 + data_bytes, s), "device buffer"));
+    BC_TRY(cuda_status(buf.alloc(64 + data_bytes, s, lp), "device buffer"));
     unsigned long long* sums = static_cast<unsigned long long*>(buf.p);
     uint8_t* partial_dev = static_cast<uint8_t*>(buf.p) + 40;
     const uint8_t* in = op.data;

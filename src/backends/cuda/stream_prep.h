@@ -20,6 +20,9 @@ struct StreamLaunch {
     int threads_per_block = 256;
     int blocks_per_sm = 8;
     int unroll = 2;
+    // The backend's scratch pool (a cudaMemPool_t), kept mapped between calls; null: the
+    // device's default pool, which unmaps freed memory at every synchronization.
+    void* scratch_pool = nullptr;
 };
 
 inline uint64_t stream_grid_blocks(uint64_t total_blocks, const StreamLaunch& lp, int sm_count) {

@@ -2,7 +2,7 @@
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
 #   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl opencl-ab tune tune-cuda opencl-first ncu-blocks compare kernels cpu file roundtrip engine small
-#   profile variants suite)
+#   profile variants suite python)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
 set -uo pipefail
@@ -56,6 +56,14 @@ for phase in "$@"; do
       step provider-tests "${PROVIDER_TEST_TIMEOUT:-200}" bc_provider_tests --gtest_brief=1
     TAIL=10 step provider-speed "${PROVIDER_SPEED_TIMEOUT:-380}" bash "$root/scripts/provider_speed.sh" "$B/lib/provider" \
       "$R/provider_speed.tsv" ${PROVIDER_SPEED_ARGS:-}
+    ;;
+  python)  # the Python package (packed with PYSTAGE=): its GPU tests with PyTorch and CuPy,
+    # then bench/python_bench.py against capi_bench (pack capi_bench too)
+    export PYTHONPATH=$B/python${PYTHONPATH:+:$PYTHONPATH}
+    TAIL=40 step python-gpu-tests "${PY_TEST_TIMEOUT:-300}" python3 -X faulthandler -m pytest -q -rs -p no:cacheprovider \
+      "$root/tests/python/test_gpu.py"
+    TAIL=30 step python-bench "${PY_BENCH_TIMEOUT:-400}" python3 "$root/bench/python_bench.py" \
+      --capi "$B/bin/capi_bench" --json "$R/python_bench.json"
     ;;
   unit)  # the unit tests alone (pack without bc_conformance when the 64 MiB carry is tight)
     step unit "${UNIT_TIMEOUT:-200}" bc_unit_tests --gtest_brief=1 --gtest_filter="${UNIT_FILTER:-*}"

@@ -36,6 +36,16 @@ if [ -x "$dst/bin/bc_provider_tests" ] && [ -f "$build/provider/bulkcrypt.so" ];
   cp -L "$build/libbulkcrypt.so.0" "$dst/lib/"
   strip "$dst/lib/provider/bulkcrypt.so" "$dst/lib/libbulkcrypt.so.0"
 fi
+# PYSTAGE=<folder>: the Python package staged for the GPU machine's interpreter (its
+# bulkcrypt/ folder, from a build of python/ for that Python), under python/, with the
+# shared library it links under lib/ (device_run.sh python).
+if [ -n "${PYSTAGE:-}" ]; then
+  mkdir -p "$dst/python"
+  cp -r "$PYSTAGE" "$dst/python/bulkcrypt"
+  rm -rf "$dst/python/bulkcrypt/__pycache__"
+  cp -L "$build/libbulkcrypt.so.0" "$dst/lib/"
+  strip "$dst/lib/libbulkcrypt.so.0"
+fi
 # OpenSSL's legacy provider (DES, Blowfish, CAST5, SEED): the library's CPU backend and
 # `openssl speed` load it from OPENSSL_MODULES, which device_run.sh points here.
 mods=$(openssl version -m | sed -n 's/^MODULESDIR: "\(.*\)"/\1/p')
@@ -51,7 +61,7 @@ fi
 # together with a window larger than one binary, each copy after the first costs little,
 # so they fit the tool's 64 MiB; scripts/device_run.sh unpacks them (xz needs about the
 # window's size of memory to unpack).
-XZ_OPT="--lzma2=preset=9,dict=256MiB" tar -C "$dst" -cJf "$dst.tar.xz" bin lib $( [ -d "$dst/old" ] && echo old )
+XZ_OPT="--lzma2=preset=9,dict=256MiB" tar -C "$dst" -cJf "$dst.tar.xz" bin lib $( [ -d "$dst/old" ] && echo old ) $( [ -d "$dst/python" ] && echo python )
 rm -rf "$dst" && mkdir -p "$dst" && mv "$dst.tar.xz" "$dst/"
 # The source folder the binaries were built from: they find tests/vectors there.
 (cd "$build" && sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' CMakeCache.txt) > "$dst/srcdir"

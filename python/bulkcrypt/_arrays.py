@@ -138,9 +138,51 @@ def _cai_view(obj: Any, writable: bool, what: str) -> tuple[_View, int | None]:
     return _View(ptr or 0, nbytes, device, obj, obj), cai.get("stream")
 
 
+def _not_contiguous(what: str) -> InvalidArgument:
+    return InvalidArgument(f"{what} is not C-contiguous; bulkcrypt never copies behind your back "
+                           "(.contiguous() or ascontiguousarray make a copy)", "BC_ERR_INVALID_ARGUMENT")
+
+
+def _torch_view(t: Any, what: str, stream: int | None) -> tuple[_View, int | None]:
+    """A PyTorch tensor read from its attributes: what DLPack would give, without a
+    capsule a call (tens of microseconds on a GPU tensor). Its producer is the current
+    stream of the tensor's device, so a call on another stream is ordered after it."""
+    if not t.is_contiguous():
+        raise _not_contiguous(what)
+    nbytes = t.numel() * t.element_size()
+    if t.device.type == "cpu":
+        return _View(t.data_ptr(), nbytes, -1, t, t), None
+    if t.device.type != "cuda":
+        raise UnsupportedAlgorithm(f"{what}: PyTorch device {t.device} is not supported (cpu and cuda are)",
+                                   "BC_ERR_NOT_SUPPORTED")
+    device = t.device.index if t.device.index is not None else 0
+    producer = None
+    if stream is not None:
+        import torch
+
+        producer = int(torch.cuda.current_stream(device).cuda_stream)
+    return _View(t.data_ptr(), nbytes, device, t, t), producer
+
+
+def _cupy_view(a: Any, what: str, stream: int | None) -> tuple[_View, int | None]:
+    """A CuPy array read from its attributes (as _torch_view)."""
+    if not a.flags.c_contiguous:
+        raise _not_contiguous(what)
+    device = a.device.id
+    producer = None
+    if stream is not None:
+        producer = _current_stream(a, device)
+    return _View(a.data.ptr, a.nbytes, device, a, a), producer
+
+
 def view(obj: Any, writable: bool, what: str, stream: int | None) -> tuple[_View, int | None]:
-    """The memory of an array, and the stream its producer last wrote it on when the
-    array interface says so (None: already ordered)."""
+    """The memory of an array, and the stream its producer last wrote it on where that
+    is not the call's own (None: already ordered)."""
+    fw = _framework(obj)
+    if fw == "torch" and type(obj).__name__ in ("Tensor", "Parameter"):
+        return _torch_view(obj, what, stream)
+    if fw == "cupy" and type(obj).__name__ == "ndarray":
+        return _cupy_view(obj, what, stream)
     if hasattr(obj, "__dlpack__") and hasattr(obj, "__dlpack_device__"):
         return _dlpack_view(obj, writable, what, stream), None
     if hasattr(obj, "__cuda_array_interface__"):
@@ -210,20 +252,28 @@ def _check_context(key: Any, v: _View) -> None:
             )
 
 
+def _any_view(obj: Any, writable: bool, what: str, stream: int | None) -> tuple[_View, int | None]:
+    fw = _framework(obj)
+    if fw not in ("torch", "cupy") and _is_buffer(obj):
+        return _host_view(obj, writable, what), None
+    return view(obj, writable, what, stream)
+
+
+def _order_after(v: _View, producer: int | None, s: int) -> None:
+    """Orders the call's stream s after the stream the array was last written on."""
+    if v.memory == _DEVICE and producer is not None and producer != s and not (producer == _LEGACY_DEFAULT and s == 0):
+        _native._cuda_stream_wait(s, producer, v.device)
+
+
 def call(key: Any, op: int, iv: Any, data: Any, aad: Any, out: Any, stream: Any, offset: int,
          data_unit_size: int, padding: bool, tag_len: int) -> Any:
     """A one-shot call whose data (or output) is not a host buffer."""
     wanted = None if stream is None else stream_handle(stream)
-    if _is_buffer(data):
-        src, producer = _host_view(data, writable=False), None
-    else:
-        src, producer = view(data, False, "data", wanted)
+    src, producer = _any_view(data, False, "data", wanted)
     s = wanted
     if s is None:
         s = _current_stream(data, src.device) if src.memory == _DEVICE else 0
-    if src.memory == _DEVICE and producer is not None and producer != s and not (producer == _LEGACY_DEFAULT and s == 0):
-        # The array interface names the stream its producer wrote on: order ours after it.
-        _native._cuda_stream_wait(s, producer, src.device)
+    _order_after(src, producer, s)
     _check_context(key, src)
     seal, open_ = op == 0, op == 1
     if open_ and src.nbytes < tag_len:
@@ -236,13 +286,11 @@ def call(key: Any, op: int, iv: Any, data: Any, aad: Any, out: Any, stream: Any,
         cap = src.nbytes + (key.block_size if padding and op == 2 else 0)
     into = out is not None
     if into:
-        if _is_buffer(out):
-            dst = _host_view(out, writable=True)
-        else:
-            dst, _ = view(out, True, "buf", s)
+        dst, producer = _any_view(out, True, "buf", wanted)
+        _order_after(dst, producer, s)
     else:
         out = _empty_like(data, src, cap, op >= 2 and not padding)
-        dst, _ = view(out, True, "output", s)
+        dst, _ = view(out, True, "output", None)
     if dst.memory != src.memory or (src.memory == _DEVICE and dst.device != src.device):
         raise InvalidArgument(
             f"data is in {src.where()} but the output is in {dst.where()}; "
@@ -250,23 +298,25 @@ def call(key: Any, op: int, iv: Any, data: Any, aad: Any, out: Any, stream: Any,
             "BC_ERR_INVALID_ARGUMENT",
         )
     n = key._call_pointers(op, iv, aad, src.ptr, src.nbytes, dst.ptr, dst.nbytes, src.memory, s or 0,
-                           offset, data_unit_size, padding, tag_len)
+                           offset, data_unit_size, padding, tag_len, src.device)
     if into:
         return n
     return out if n == cap else out[:n]
 
 
 def _is_buffer(obj: Any) -> bool:
+    if hasattr(obj, "__cuda_array_interface__") or hasattr(obj, "__dlpack_device__"):
+        if not (hasattr(obj, "__array_interface__") or hasattr(obj, "__array_struct__")):
+            return False  # GPU arrays may define a buffer hook that only refuses
     try:
         memoryview(obj)
-    except TypeError:
+    except Exception:
         return False
     return True
 
 
-def _host_view(obj: Any, writable: bool) -> _View:
+def _host_view(obj: Any, writable: bool, what: str) -> _View:
     mv = memoryview(obj)
-    what = "buf" if writable else "data"
     if writable and mv.readonly:
         raise InvalidArgument(f"{what} is read-only", "BC_ERR_INVALID_ARGUMENT")
     if not mv.c_contiguous:

@@ -16,7 +16,6 @@ import os
 import secrets
 import struct
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Union
 
@@ -34,6 +33,7 @@ _TAG = 16
 _KDF_SALT = 16
 _MASTER = 32
 _MIN_SEGMENT, _MAX_SEGMENT = 16, 64 << 20
+_MAX_SEGMENTS = 1 << 32  # the nonce's 32-bit counter
 DEFAULT_SEGMENT = 4 << 20
 
 # Algorithm ids are part of the format (docs/format.md): (id, name, nonce length).
@@ -106,6 +106,14 @@ def _read_key_file(path: PathLike) -> bytes:
 
 def _passphrase_bytes(passphrase: str | bytes) -> bytes:
     return passphrase.encode("utf-8") if isinstance(passphrase, str) else bytes(passphrase)
+
+
+def _check_new_passphrase(data: bytes) -> None:
+    """A new file's passphrase must be one the command can be given: the first line of a
+    file or the prompt, so never empty and never holding a line break."""
+    if not data or b"\n" in data or b"\r" in data:
+        raise InvalidArgument("passphrase must be non-empty and hold no line break (the command could not "
+                              "take it)", "BC_ERR_INVALID_ARGUMENT")
 
 
 @dataclass
@@ -289,7 +297,7 @@ class _TempOutput:
             raise FileExistsError(f"'{self.dst}' exists (pass overwrite=True to replace it)")
         directory, base = os.path.split(os.path.abspath(self.dst))
         for _ in range(100):
-            path = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.bulkcrypt-tmp")
+            path = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.bctmp")
             try:
                 self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
                 break
@@ -328,27 +336,38 @@ def _workers(workers: int | None) -> int:
 
 
 def _run_segments(count: int, workers: int, task) -> None:
-    """task(i) for every segment, on a pool; the first failure stops the rest."""
+    """task(i) for every segment on `workers` threads, each pulling the next index; the
+    first failure stops the rest and is raised."""
     if count == 1 or workers == 1:
         for i in range(count):
             task(i)
         return
-    failed = threading.Event()
+    next_index = iter(range(count))
+    lock = threading.Lock()
+    errors: list[BaseException] = []
 
-    def guarded(i: int) -> None:
-        if not failed.is_set():
+    def worker() -> None:
+        while True:
+            with lock:
+                if errors:
+                    return
+                i = next(next_index, None)
+            if i is None:
+                return
             try:
                 task(i)
-            except BaseException:
-                failed.set()
-                raise
+            except BaseException as e:  # noqa: BLE001 - re-raised by the caller
+                with lock:
+                    errors.append(e)
+                return
 
-    with ThreadPoolExecutor(max_workers=min(workers, count)) as pool:
-        futures = [pool.submit(guarded, i) for i in range(count)]
-        errors = [f.exception() for f in futures]
-    for e in errors:
-        if e is not None:
-            raise e
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(min(workers, count))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
 
 
 def _read_exact(fd: int, buf: memoryview, offset: int) -> None:
@@ -390,6 +409,7 @@ def encrypt_file(src: PathLike, dst: PathLike, *, key: bytes | None = None, key_
     master, phrase = _key_source(key, key_file, passphrase)
     k = _Kdf(_KEY_FILE, {}) if phrase is None else _new_kdf(kdf, kdf_params)
     if phrase is not None:
+        _check_new_passphrase(phrase)
         master = k.derive(phrase)
     alg_id, nonce_size = _BY_NAME[name]
     file_salt = secrets.token_bytes(_FILE_SALT)
@@ -403,6 +423,9 @@ def encrypt_file(src: PathLike, dst: PathLike, *, key: bytes | None = None, key_
     try:
         size = os.fstat(in_fd).st_size
         count = max(1, -(-size // segment_size))
+        if count > _MAX_SEGMENTS:
+            raise InvalidArgument(f"{size} bytes need {count} segments of {segment_size}; a file holds at most "
+                                  f"2^32 (use a larger segment_size)", "BC_ERR_MESSAGE_TOO_LONG")
         total = len(header) + size + _TAG * count
         out = _TempOutput(dst, overwrite)
         try:
@@ -463,6 +486,8 @@ def decrypt_file(src: PathLike, dst: PathLike, *, key: bytes | None = None, key_
         last_len = body - (count - 1) * stride
         if body < _TAG or last_len < _TAG:
             raise InvalidTag("truncated: the file ends inside a segment's tag", "BC_ERR_AUTH_FAILED")
+        if count > _MAX_SEGMENTS:
+            raise InvalidFile(f"{count} segments: more than a file can hold (2^32)", "BC_ERR_INVALID_ARGUMENT")
         size = body - _TAG * count
         out = _TempOutput(dst, overwrite)
         try:

@@ -18,6 +18,11 @@ bool HostBuffer::acquire(nb::handle obj, bool writable, const char* what) {
             raise_with(BC_ERR_INVALID_ARGUMENT, std::string(what) + " is read-only");
         }
         PyErr_Clear();
+        // GPU arrays (CuPy) have a buffer hook that only refuses: their memory is
+        // reached through DLPack or __cuda_array_interface__ instead.
+        if (PyObject_HasAttrString(obj.ptr(), "__cuda_array_interface__") ||
+            PyObject_HasAttrString(obj.ptr(), "__dlpack__"))
+            return false;
         raise_with(BC_ERR_INVALID_ARGUMENT,
                    std::string(what) + ": its buffer cannot be exported (" + Py_TYPE(obj.ptr())->tp_name + ")");
     }

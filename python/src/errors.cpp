@@ -10,8 +10,10 @@ namespace bcpy {
 
 namespace {
 
-// One class a status, indexed by the status's value; filled at import.
-nb::object g_class_by_status;
+// bulkcrypt.exceptions._class_for_status, looked up at import. A plain reference, never
+// released: a static nb::object would be released by exit() after the interpreter has
+// gone (a crash at exit).
+PyObject* g_class_by_status = nullptr;
 
 }  // namespace
 
@@ -49,11 +51,12 @@ const char* status_name(bc_status status) {
 
 void load_exception_classes() {
     nb::module_ exc = nb::module_::import_("bulkcrypt.exceptions");
-    g_class_by_status = exc.attr("_class_for_status");
+    nb::object fn = exc.attr("_class_for_status");
+    g_class_by_status = fn.release().ptr();
 }
 
 void raise_with(bc_status status, const std::string& message) {
-    nb::object cls = g_class_by_status(status_name(status));
+    nb::object cls = nb::borrow(g_class_by_status)(status_name(status));
     nb::object err = cls(message, status_name(status));
     PyErr_SetObject(cls.ptr(), err.ptr());
     throw nb::python_error();

@@ -10,6 +10,7 @@
 #include <bulkcrypt/bulkcrypt.h>
 
 #include "buffers.h"
+#include "cuda_driver.h"
 #include "errors.h"
 
 namespace nb = nanobind;
@@ -276,10 +277,12 @@ nb::object one_shot(Key& k, Op op, size_t tag_len, const CallArgs& a) {
 }
 
 // The low-level entry bulkcrypt._arrays uses once it has pointers: any memory kind,
-// the GIL released.
+// the GIL released. An AEAD in device memory goes through the detached calls (the C API
+// keeps tags on the host): seal writes the tag after the ciphertext on the stream, open
+// reads it from there first, so both keep ciphertext || tag in one device buffer.
 size_t call_pointers(Key& k, int op, nb::handle iv_obj, nb::handle aad_obj, uintptr_t in, size_t in_len,
                      uintptr_t out, size_t out_cap, int memory, uintptr_t stream, uint64_t offset,
-                     uint64_t data_unit_size, bool padding, size_t tag_len) {
+                     uint64_t data_unit_size, bool padding, size_t tag_len, int device) {
     HostBuffer iv, aad;
     acquire_host_bytes(iv, iv_obj, op <= 1 ? "nonce" : "iv", true);
     acquire_host_bytes(aad, aad_obj, "associated_data", true);
@@ -298,7 +301,37 @@ size_t call_pointers(Key& k, int op, nb::handle iv_obj, nb::handle aad_obj, uint
     c.params.stream = reinterpret_cast<void*>(stream);
     c.params.offset = offset;
     c.params.data_unit_size = data_unit_size;
-    return run_checked(k.get(), c, true);
+    const bool aead = c.op == Op::Seal || c.op == Op::Open;
+    if (!memory || !aead) return run_checked(k.get(), c, true);
+
+    uint8_t tag[16] = {};
+    if (tag_len > sizeof tag) raise_with(BC_ERR_TAG_SIZE, "tags are at most 16 bytes");
+    if (c.op == Op::Seal && out_cap < in_len + tag_len)
+        raise_with(BC_ERR_OUTPUT_TOO_SMALL, "buf holds " + std::to_string(out_cap) + " bytes; ciphertext and tag need " +
+                                                std::to_string(in_len + tag_len));
+    if (c.op == Op::Open && (in_len < tag_len || out_cap < in_len - tag_len))
+        raise_with(in_len < tag_len ? BC_ERR_INPUT_LENGTH : BC_ERR_OUTPUT_TOO_SMALL,
+                   in_len < tag_len ? "data is shorter than the tag" : "buf is smaller than the plaintext");
+    bc_status st = BC_OK;
+    std::string error;
+    bool copied = true;
+    {
+        nb::gil_scoped_release unlocked;
+        if (c.op == Op::Seal) {
+            st = bc_aead_seal_detached(k.get(), c.iv, c.iv_len, c.aad, c.aad_len, c.in, in_len, c.out, tag, tag_len,
+                                       &c.params);
+            if (st == BC_OK) copied = cuda_copy_to_device(out + in_len, tag, tag_len, stream, device, &error);
+        } else {
+            const size_t n = in_len - tag_len;
+            copied = cuda_copy_to_host(tag, in + n, tag_len, stream, device, &error);
+            if (copied)
+                st = bc_aead_open_detached(k.get(), c.iv, c.iv_len, c.aad, c.aad_len, c.in, n, tag, tag_len, c.out,
+                                           &c.params);
+        }
+    }
+    check(st);
+    if (!copied) raise_with(BC_ERR_DEVICE, error);
+    return c.op == Op::Seal ? in_len + tag_len : in_len - tag_len;
 }
 
 // One message in pieces (bc_stream). A stream belongs to one thread at a time (the C
@@ -462,7 +495,7 @@ void bind_objects(nb::module_& m) {
         .def_prop_ro("block_size", [](const Key& k) { return k.info().block_size; })
         .def("_call_pointers", &call_pointers, "op"_a, "iv"_a.none(), "aad"_a.none(), "in_ptr"_a, "in_len"_a,
              "out_ptr"_a, "out_cap"_a, "memory"_a, "stream"_a, "offset"_a, "data_unit_size"_a, "padding"_a,
-             "tag_len"_a)
+             "tag_len"_a, "device"_a)
         .def("__repr__", [](const Key& k) { return "<bulkcrypt " + k.name() + " key>"; });
 
     nb::class_<Aead, Key>(m, "_Aead")

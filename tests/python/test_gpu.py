@@ -234,3 +234,39 @@ def test_auto_context_takes_gpu_tensors(cpu):
     x = torch.randint(0, 256, (1 << 20,), dtype=torch.uint8, device="cuda")
     sealed = bulkcrypt.AESGCM(key, ctx).encrypt(nonce, x, None)
     assert bytes(sealed.cpu().numpy()) == bulkcrypt.AESGCM(key, cpu).encrypt(nonce, bytes(x.cpu().numpy()), None)
+
+
+class _DlpackOnly:
+    """GPU memory reachable through DLPack alone (JAX and others), recording what the
+    package asked of the producer."""
+
+    def __init__(self, arr):
+        self._arr = arr
+        self.calls = []
+
+    def __dlpack_device__(self):
+        return self._arr.__dlpack_device__()
+
+    def __dlpack__(self, **kwargs):
+        self.calls.append(kwargs)
+        return self._arr.__dlpack__(**kwargs)
+
+
+def test_dlpack_path_asks_for_the_call_stream(ctx, cpu):
+    need_torch()
+    key, nonce, aad = keys("aes-256-gcm", 13)
+    n = 2 << 20
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        x = torch.randint(0, 256, (n,), dtype=torch.uint8, device="cuda")
+        out = torch.empty(n + 16, dtype=torch.uint8, device="cuda")
+    src, dst = _DlpackOnly(x), _DlpackOnly(out)
+    a = bulkcrypt.AESGCM(key, ctx)
+    assert a.encrypt_into(nonce, src, aad, dst, stream=s) == n + 16
+    assert src.calls and src.calls[0].get("stream") == s.cuda_stream, src.calls
+    s.synchronize()
+    assert bytes(out.cpu().numpy()) == bulkcrypt.AESGCM(key, cpu).encrypt(nonce, bytes(x.cpu().numpy()), aad)
+    # on the default stream the producer is asked for the legacy default stream (1), never 0
+    y = _DlpackOnly(x)
+    a.encrypt_into(nonce, y, aad, _DlpackOnly(out))
+    assert y.calls[0].get("stream") not in (None, 0), y.calls

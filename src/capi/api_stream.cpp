@@ -263,6 +263,13 @@ Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len)
     const bool pad = s->params.flags & BC_FLAG_PAD_PKCS7;
     size_t n = s->pending.size();
     Status st;
+    // A final refused by its checks ends the stream as any failure does (bulkcrypt.h): the
+    // data held back is dropped, and later calls get BC_ERR_BAD_STATE.
+    auto refuse = [s](Status e) {
+        s->failed = true;
+        s->pending.clear();
+        return e;
+    };
     if (s->aead) {
         if (s->dir == Dir::Decrypt && !s->tag_set) return Status(BC_ERR_BAD_STATE, "set the expected tag before final");
         BC_TRY(aead_flush_aad(s));
@@ -280,19 +287,19 @@ Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len)
         if (st) *out_len = n;
     } else if (a->kind == BC_KIND_BLOCK_MODE) {
         const size_t bs = a->block_size;  // 8 or 16: what is held back is under one block
-        if (pad && bs > kMaxPkcs7Block) return Status(BC_ERR_INTERNAL, "block larger than PKCS#7 handles here");
+        if (pad && bs > kMaxPkcs7Block) return refuse(Status(BC_ERR_INTERNAL, "block larger than PKCS#7 handles here"));
         if (pad && s->dir == Dir::Encrypt) {
-            if (!out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
-            if (out_cap < bs) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(bs) + " bytes");
+            if (!out) return refuse(Status(BC_ERR_NULL_POINTER, "out is NULL"));
+            if (out_cap < bs) return refuse(Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(bs) + " bytes"));
             uint8_t last[kMaxPkcs7Block];
             pkcs7_pad(s->pending.data(), n, bs, last);
             st = raw_piece(s, last, out, bs);
             secure_wipe(last, sizeof last);
             if (st) *out_len = bs;
         } else if (pad) {
-            if (n != bs) return Status(BC_ERR_INPUT_LENGTH, "padded input must be whole blocks, at least one");
-            if (!out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
-            if (out_cap < bs) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(bs) + " bytes");
+            if (n != bs) return refuse(Status(BC_ERR_INPUT_LENGTH, "padded input must be whole blocks, at least one"));
+            if (!out) return refuse(Status(BC_ERR_NULL_POINTER, "out is NULL"));
+            if (out_cap < bs) return refuse(Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(bs) + " bytes"));
             uint8_t last[kMaxPkcs7Block];
             st = raw_piece(s, s->pending.data(), last, bs);
             size_t pad_len = 0;
@@ -303,14 +310,14 @@ Status stream_final(bc_stream* s, uint8_t* out, size_t out_cap, size_t* out_len)
             }
             secure_wipe(last, sizeof last);
         } else if (n) {
-            return Status(BC_ERR_INPUT_LENGTH, std::string(a->name) + " input must be whole " + std::to_string(bs) +
-                                                   "-byte blocks");
+            return refuse(Status(BC_ERR_INPUT_LENGTH,
+                                 std::string(a->name) + " input must be whole " + std::to_string(bs) + "-byte blocks"));
         }
     } else if (a->kind == BC_KIND_XTS) {
         if ((n && n < 16) || (n == 0 && s->position == 0))
-            return Status(BC_ERR_INPUT_LENGTH, "an XTS data unit needs at least 16 bytes");
-        if (n && !out) return Status(BC_ERR_NULL_POINTER, "out is NULL");
-        if (out_cap < n) return Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(n) + " bytes");
+            return refuse(Status(BC_ERR_INPUT_LENGTH, "an XTS data unit needs at least 16 bytes"));
+        if (n && !out) return refuse(Status(BC_ERR_NULL_POINTER, "out is NULL"));
+        if (out_cap < n) return refuse(Status(BC_ERR_OUTPUT_TOO_SMALL, "output needs " + std::to_string(n) + " bytes"));
         st = raw_piece(s, s->pending.data(), out, n);
         if (st) *out_len = n;
     }

@@ -164,7 +164,7 @@ class AESGCM(AEAD):
     """AES-GCM with a 128-, 192- or 256-bit key, as pyca/cryptography's AESGCM."""
 
     def __init__(self, key: bytes, context: Context | None = None) -> None:
-        bits = len(memoryview(key).cast("B")) * 8
+        bits = memoryview(key).nbytes * 8
         if bits not in (128, 192, 256):
             raise InvalidArgument("AESGCM key must be 128, 192, or 256 bits.", "BC_ERR_KEY_SIZE")
         super().__init__(f"aes-{bits}-gcm", key, context)

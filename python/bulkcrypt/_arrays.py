@@ -93,9 +93,13 @@ def _dlpack_view(obj: Any, writable: bool, what: str, stream: int | None) -> _Vi
             "BC_ERR_NOT_SUPPORTED",
         )
     try:
-        capsule = obj.__dlpack__(max_version=(1, 0), **kwargs)
-    except TypeError:  # a producer of DLPack before 1.0
-        capsule = obj.__dlpack__(**kwargs)
+        try:
+            capsule = obj.__dlpack__(max_version=(1, 0), **kwargs)
+        except TypeError:  # a producer of DLPack before 1.0
+            capsule = obj.__dlpack__(**kwargs)
+    except (BufferError, ValueError, RuntimeError) as e:  # the producer refused to export
+        raise InvalidArgument(f"{what}: {type(obj).__name__} cannot be exported ({e})",
+                              "BC_ERR_INVALID_ARGUMENT") from None
     ptr, nbytes, _, _, contiguous, readonly = _native._read_dlpack(capsule)
     if not contiguous:
         raise InvalidArgument(
@@ -317,6 +321,9 @@ def _is_buffer(obj: Any) -> bool:
 
 def _host_view(obj: Any, writable: bool, what: str) -> _View:
     mv = memoryview(obj)
+    if "O" in mv.format:
+        raise InvalidArgument(f"{what} holds Python objects (format '{mv.format}'), not bytes",
+                              "BC_ERR_INVALID_ARGUMENT")
     if writable and mv.readonly:
         raise InvalidArgument(f"{what} is read-only", "BC_ERR_INVALID_ARGUMENT")
     if not mv.c_contiguous:

@@ -1,5 +1,6 @@
 #include "buffers.h"
 
+#include <cstring>
 #include <string>
 
 #include "errors.h"
@@ -27,6 +28,11 @@ bool HostBuffer::acquire(nb::handle obj, bool writable, const char* what) {
                    std::string(what) + ": its buffer cannot be exported (" + Py_TYPE(obj.ptr())->tp_name + ")");
     }
     held_ = true;
+    // Object arrays hold pointers to Python objects, not data: encrypting them would
+    // encrypt addresses, and writing them would corrupt the interpreter.
+    if (view_.format && std::strchr(view_.format, 'O'))
+        raise_with(BC_ERR_INVALID_ARGUMENT, std::string(what) + " holds Python objects (format '" + view_.format +
+                                                "'), not bytes");
     if (!PyBuffer_IsContiguous(&view_, 'C'))
         raise_with(BC_ERR_INVALID_ARGUMENT,
                    std::string(what) +

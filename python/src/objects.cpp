@@ -27,13 +27,19 @@ constexpr size_t kReleaseGilBytes = 4096;
 
 enum class Op : int { Seal = 0, Open = 1, Encrypt = 2, Decrypt = 3 };
 
-// Python helpers of the package (bulkcrypt/_arrays.py), looked up once. They are
-// kept for the life of the process: the module outlives every call.
-PyObject* helper(const char* name) {
-    nb::module_ arrays = nb::module_::import_("bulkcrypt._arrays");
-    nb::object fn = arrays.attr(name);
-    return fn.release().ptr();
+// Python helpers of the package (bulkcrypt/_arrays.py), looked up on first use and kept
+// for the life of the process. Not a function-local static initialised by the lookup: the
+// import may switch threads, and a second thread would then wait on C++'s initialisation
+// guard while holding the GIL (a deadlock). Two threads may both look up; both hold the
+// GIL when they store, and the loser's reference is dropped.
+PyObject* helper(PyObject** slot, const char* name) {
+    if (*slot) return *slot;
+    nb::object fn = nb::module_::import_("bulkcrypt._arrays").attr(name);
+    if (!*slot) *slot = fn.release().ptr();
+    return *slot;
 }
+PyObject* g_host_empty = nullptr;
+PyObject* g_device_call = nullptr;
 
 class Context {
 public:
@@ -66,6 +72,11 @@ public:
         check(bc_algorithm_query(algorithm.c_str(), &info_));
         name_ = info_.name;
         if (context.is_none()) context = nb::module_::import_("bulkcrypt").attr("default_context")();
+        if (!nb::isinstance<Context>(context)) {
+            PyErr_Format(PyExc_TypeError, "context must be a bulkcrypt.Context or None, not %s",
+                         Py_TYPE(context.ptr())->tp_name);
+            throw nb::python_error();
+        }
         context_ = nb::borrow(context);
         Context& ctx = nb::cast<Context&>(context_);
         HostBuffer k;
@@ -197,8 +208,7 @@ void new_bytes_output(HostOut& o, size_t cap) {
 void new_host_output(HostOut& o, nb::handle like, size_t cap, bool same_shape) {
     PyObject* l = like.ptr();
     if (!PyBytes_Check(l) && !PyByteArray_Check(l) && !PyMemoryView_Check(l)) {
-        static PyObject* host_empty = helper("host_empty");
-        nb::object made = nb::steal(PyObject_CallFunction(host_empty, "OnO", l, Py_ssize_t(cap),
+        nb::object made = nb::steal(PyObject_CallFunction(helper(&g_host_empty, "host_empty"), "OnO", l, Py_ssize_t(cap),
                                                           same_shape ? Py_True : Py_False));
         if (!made.is_valid()) throw nb::python_error();
         if (!made.is_none()) {
@@ -237,9 +247,8 @@ nb::object one_shot(Key& k, Op op, size_t tag_len, const CallArgs& a) {
     bool host = in.acquire(a.data, false, "data");
     if (host && into) host = out_view.acquire(a.out, true, "buf");
     if (!host) {
-        static PyObject* device_call = helper("call");
         nb::object r = nb::steal(PyObject_CallFunction(
-            device_call, "OiOOOOOKKOn", a.self.ptr(), int(op), a.iv.ptr(),
+            helper(&g_device_call, "call"), "OiOOOOOKKOn", a.self.ptr(), int(op), a.iv.ptr(),
             a.data.ptr(), a.aad.ptr(), a.out.ptr(), a.stream.ptr(), (unsigned long long)a.offset,
             (unsigned long long)a.data_unit_size, a.padding ? Py_True : Py_False, Py_ssize_t(tag_len)));
         if (!r.is_valid()) throw nb::python_error();
@@ -393,6 +402,10 @@ public:
             Guard g(*this);
             HostBuffer t;
             acquire_host_bytes(t, tag, "tag", false);
+            // The whole tag of this key's length: a shorter one would be a weaker check.
+            if (t.size() != tag_len_)
+                raise_with(BC_ERR_TAG_SIZE, "tag is " + std::to_string(t.size()) + " bytes; this key's tags are " +
+                                                std::to_string(tag_len_));
             check(bc_stream_set_tag(s_, t.data(), t.size()));
         }
         return do_final();

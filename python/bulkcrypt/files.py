@@ -385,6 +385,134 @@ def _write_all(fd: int, buf: memoryview, offset: int) -> None:
         done += os.pwrite(fd, buf[done:], offset + done)
 
 
+# ---- one file's segments ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Everything that seals or opens segments of one container: small and picklable, so
+    that Dask tasks on other machines can work on ranges of it (bulkcrypt.dask). It holds
+    the file key."""
+
+    algorithm: str
+    file_key: bytes
+    header: bytes
+    nonce_prefix: bytes
+    segment_size: int
+    size: int  # plaintext bytes
+    count: int  # segments
+
+    @property
+    def container_size(self) -> int:
+        return len(self.header) + self.size + _TAG * self.count
+
+    def nonce(self, i: int) -> bytes:
+        return _nonce(self.nonce_prefix, i, i == self.count - 1)
+
+    def plain_range(self, i: int) -> tuple[int, int]:
+        start = i * self.segment_size
+        return start, min(self.segment_size, self.size - start)
+
+    def sealed_offset(self, i: int) -> int:
+        return len(self.header) + i * (self.segment_size + _TAG)
+
+
+def _new_master(key, key_file, passphrase, kdf: str, kdf_params: dict | None) -> tuple[bytes, _Kdf]:
+    """The master key of a new file and how the header records its source."""
+    master, phrase = _key_source(key, key_file, passphrase)
+    if phrase is None:
+        return master, _Kdf(_KEY_FILE, {})
+    k = _new_kdf(kdf, kdf_params)
+    _check_new_passphrase(phrase)
+    return k.derive(phrase), k
+
+
+def _plan_encryption(size: int, master: bytes, k: _Kdf, algorithm: str, segment_size: int) -> _Plan:
+    name = algorithm.lower()
+    if name not in _BY_NAME:
+        raise UnsupportedAlgorithm(f"'{algorithm}' is not a container algorithm ({', '.join(_BY_NAME)})",
+                                   "BC_ERR_UNKNOWN_ALGORITHM")
+    if not _MIN_SEGMENT <= segment_size <= _MAX_SEGMENT:
+        raise InvalidArgument(f"segment_size {segment_size} outside {_MIN_SEGMENT}..{_MAX_SEGMENT}",
+                              "BC_ERR_INVALID_ARGUMENT")
+    count = max(1, -(-size // segment_size))
+    if count > _MAX_SEGMENTS:
+        raise InvalidArgument(f"{size} bytes need {count} segments of {segment_size}; a file holds at most "
+                              f"2^32 (use a larger segment_size)", "BC_ERR_MESSAGE_TOO_LONG")
+    alg_id, nonce_size = _BY_NAME[name]
+    file_salt = secrets.token_bytes(_FILE_SALT)
+    h = _Header(alg_id, name, nonce_size, k, segment_size, file_salt, _key_check(master, file_salt),
+                secrets.token_bytes(nonce_size - 5))
+    key_size = _native.algorithm_info(name)["key_size"]
+    return _Plan(name, _file_key(master, h, key_size), h.encode(), h.nonce_prefix, segment_size, size, count)
+
+
+def _read_header(src: PathLike) -> _Header:
+    with open(src, "rb", buffering=0) as f:
+        return _Header.read(f)
+
+
+def _master_for(h: _Header, key, key_file, passphrase) -> bytes:
+    """The master key that opens a file with header h: derived, and its key check compared."""
+    master, phrase = _key_source(key, key_file, passphrase)
+    if phrase is not None:
+        if h.kdf.id == _KEY_FILE:
+            raise InvalidKey("this file was encrypted with a key file, not a passphrase", "BC_ERR_AUTH_FAILED")
+        master = h.kdf.derive(phrase)
+    elif h.kdf.id != _KEY_FILE:
+        raise InvalidKey("this file was encrypted with a passphrase, not a key", "BC_ERR_AUTH_FAILED")
+    _check_master(h, master)
+    return master
+
+
+def _check_master(h: _Header, master: bytes) -> None:
+    if not hmac.compare_digest(_key_check(master, h.file_salt), h.key_check):
+        raise InvalidKey("wrong key or passphrase for this file (its key check differs)", "BC_ERR_AUTH_FAILED")
+
+
+def _plan_decryption(h: _Header, master: bytes, container_size: int) -> _Plan:
+    stride = h.segment_size + _TAG
+    body = container_size - len(h.raw)
+    count = max(1, -(-body // stride))
+    last_len = body - (count - 1) * stride
+    if body < _TAG or last_len < _TAG:
+        raise InvalidTag("truncated: the file ends inside a segment's tag", "BC_ERR_AUTH_FAILED")
+    if count > _MAX_SEGMENTS:
+        raise InvalidFile(f"{count} segments: more than a file can hold (2^32)", "BC_ERR_INVALID_ARGUMENT")
+    key_size = _native.algorithm_info(h.algorithm)["key_size"]
+    return _Plan(h.algorithm, _file_key(master, h, key_size), h.raw, h.nonce_prefix, h.segment_size,
+                 body - _TAG * count, count)
+
+
+def _seal_segments(plan: _Plan, aead, in_fd: int, out_fd: int, first: int, last: int, buf: memoryview) -> None:
+    """Seals segments [first, last) of in_fd into out_fd at their fixed offsets: running a
+    range twice writes the same bytes (a retried task is harmless)."""
+    for i in range(first, last):
+        start, n = plan.plain_range(i)
+        _read_exact(in_fd, buf[:n], start)
+        m = aead.encrypt_into(plan.nonce(i), buf[:n], plan.header, buf)
+        _write_all(out_fd, buf[:m], plan.sealed_offset(i))
+
+
+def _open_segments(plan: _Plan, aead, in_fd: int, out_fd: int, first: int, last: int, buf: memoryview) -> None:
+    """Opens segments [first, last), writing each one's plaintext only after its tag
+    verified; InvalidTag names the first that fails."""
+    for i in range(first, last):
+        _, n = plan.plain_range(i)
+        sealed = buf[: n + _TAG]
+        _read_exact(in_fd, sealed, plan.sealed_offset(i))
+        try:
+            m = aead.decrypt_into(plan.nonce(i), sealed, plan.header, buf)
+        except InvalidTag:
+            raise InvalidTag(f"segment {i} of {plan.count} failed authentication: the file is damaged, truncated "
+                             "or was tampered with; nothing was written", "BC_ERR_AUTH_FAILED") from None
+        _write_all(out_fd, buf[:m], i * plan.segment_size)
+
+
+def _segment_buffer(plan: _Plan) -> memoryview:
+    return memoryview(bytearray(plan.segment_size + _TAG))
+
+
 # ---- the two calls --------------------------------------------------------------------
 
 
@@ -397,53 +525,37 @@ def encrypt_file(src: PathLike, dst: PathLike, *, key: bytes | None = None, key_
     file written by ``bulkcrypt keygen``) or ``passphrase`` (through ``kdf``: "scrypt" or
     "argon2id", with ``kdf_params`` such as ``{"logN": 17}`` or ``{"t": 3, "m": 65536, "p": 4}``).
     dst is written whole or not at all; an existing dst is replaced only with overwrite=True."""
-    from . import AEAD
-
-    name = algorithm.lower()
-    if name not in _BY_NAME:
+    if algorithm.lower() not in _BY_NAME:
         raise UnsupportedAlgorithm(f"'{algorithm}' is not a container algorithm ({', '.join(_BY_NAME)})",
                                    "BC_ERR_UNKNOWN_ALGORITHM")
     if not _MIN_SEGMENT <= segment_size <= _MAX_SEGMENT:
         raise InvalidArgument(f"segment_size {segment_size} outside {_MIN_SEGMENT}..{_MAX_SEGMENT}",
                               "BC_ERR_INVALID_ARGUMENT")
-    master, phrase = _key_source(key, key_file, passphrase)
-    k = _Kdf(_KEY_FILE, {}) if phrase is None else _new_kdf(kdf, kdf_params)
-    if phrase is not None:
-        _check_new_passphrase(phrase)
-        master = k.derive(phrase)
-    alg_id, nonce_size = _BY_NAME[name]
-    file_salt = secrets.token_bytes(_FILE_SALT)
-    h = _Header(alg_id, name, nonce_size, k, segment_size, file_salt, _key_check(master, file_salt),
-                secrets.token_bytes(nonce_size - 5))
-    header = h.encode()
-    info = _native.algorithm_info(name)
-    aead = AEAD(name, _file_key(master, h, info["key_size"]), context)
+    master, k = _new_master(key, key_file, passphrase, kdf, kdf_params)
+    return _encrypt_with_master(src, dst, master, k, algorithm, segment_size, context, overwrite, workers)
+
+
+def _encrypt_with_master(src, dst, master: bytes, k: _Kdf, algorithm: str, segment_size: int, context,
+                         overwrite: bool, workers: int | None) -> FileResult:
+    from . import AEAD
 
     in_fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC)
     try:
         size = os.fstat(in_fd).st_size
-        count = max(1, -(-size // segment_size))
-        if count > _MAX_SEGMENTS:
-            raise InvalidArgument(f"{size} bytes need {count} segments of {segment_size}; a file holds at most "
-                                  f"2^32 (use a larger segment_size)", "BC_ERR_MESSAGE_TOO_LONG")
-        total = len(header) + size + _TAG * count
+        plan = _plan_encryption(size, master, k, algorithm, segment_size)
+        aead = AEAD(plan.algorithm, plan.file_key, context)
         out = _TempOutput(dst, overwrite)
         try:
-            os.ftruncate(out.fd, total)
-            _write_all(out.fd, memoryview(header), 0)
+            os.ftruncate(out.fd, plan.container_size)
+            _write_all(out.fd, memoryview(plan.header), 0)
             local = threading.local()
 
             def seal(i: int) -> None:
                 if not hasattr(local, "buf"):
-                    local.buf = memoryview(bytearray(segment_size + _TAG))
-                start = i * segment_size
-                n = min(segment_size, size - start)
-                plain = local.buf[:n]
-                _read_exact(in_fd, plain, start)
-                m = aead.encrypt_into(_nonce(h.nonce_prefix, i, i == count - 1), plain, header, local.buf)
-                _write_all(out.fd, local.buf[:m], len(header) + i * (segment_size + _TAG))
+                    local.buf = _segment_buffer(plan)
+                _seal_segments(plan, aead, in_fd, out.fd, i, i + 1, local.buf)
 
-            _run_segments(count, _workers(workers), seal)
+            _run_segments(plan.count, _workers(workers), seal)
             if os.fstat(in_fd).st_size != size:
                 raise InvalidFile("the input changed size while it was read", "BC_ERR_INPUT_LENGTH")
             out.commit()
@@ -452,7 +564,7 @@ def encrypt_file(src: PathLike, dst: PathLike, *, key: bytes | None = None, key_
             raise
     finally:
         os.close(in_fd)
-    return FileResult(name, count, size, total)
+    return FileResult(plan.algorithm, plan.count, plan.size, plan.container_size)
 
 
 def decrypt_file(src: PathLike, dst: PathLike, *, key: bytes | None = None, key_file: PathLike | None = None,
@@ -462,57 +574,35 @@ def decrypt_file(src: PathLike, dst: PathLike, *, key: bytes | None = None, key_
     dst. Every segment is verified before its plaintext is written to a temporary file,
     which becomes dst only when all of them verified: on InvalidTag (naming the segment),
     InvalidKey or InvalidFile nothing is left at dst."""
+    _key_source(key, key_file, passphrase)  # argument errors before touching the input
+    h = _read_header(src)
+    return _decrypt_with_master(src, dst, h, _master_for(h, key, key_file, passphrase), context, overwrite,
+                                workers)
+
+
+def _decrypt_with_master(src, dst, h: _Header, master: bytes, context, overwrite: bool,
+                         workers: int | None) -> FileResult:
     from . import AEAD
 
-    master, phrase = _key_source(key, key_file, passphrase)
     in_fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC)
     try:
-        with os.fdopen(os.dup(in_fd), "rb", buffering=0) as f:
-            h = _Header.read(f)
-        if phrase is not None:
-            if h.kdf.id == _KEY_FILE:
-                raise InvalidKey("this file was encrypted with a key file, not a passphrase", "BC_ERR_AUTH_FAILED")
-            master = h.kdf.derive(phrase)
-        elif h.kdf.id != _KEY_FILE:
-            raise InvalidKey("this file was encrypted with a passphrase, not a key", "BC_ERR_AUTH_FAILED")
-        if not hmac.compare_digest(_key_check(master, h.file_salt), h.key_check):
-            raise InvalidKey("wrong key or passphrase for this file (its key check differs)", "BC_ERR_AUTH_FAILED")
-        info = _native.algorithm_info(h.algorithm)
-        aead = AEAD(h.algorithm, _file_key(master, h, info["key_size"]), context)
-        header = h.raw
-        stride = h.segment_size + _TAG
-        body = os.fstat(in_fd).st_size - len(header)
-        count = max(1, -(-body // stride))
-        last_len = body - (count - 1) * stride
-        if body < _TAG or last_len < _TAG:
-            raise InvalidTag("truncated: the file ends inside a segment's tag", "BC_ERR_AUTH_FAILED")
-        if count > _MAX_SEGMENTS:
-            raise InvalidFile(f"{count} segments: more than a file can hold (2^32)", "BC_ERR_INVALID_ARGUMENT")
-        size = body - _TAG * count
+        plan = _plan_decryption(h, master, os.fstat(in_fd).st_size)
+        aead = AEAD(plan.algorithm, plan.file_key, context)
         out = _TempOutput(dst, overwrite)
         try:
-            os.ftruncate(out.fd, size)
+            os.ftruncate(out.fd, plan.size)
             local = threading.local()
 
             def open_segment(i: int) -> None:
                 if not hasattr(local, "buf"):
-                    local.buf = memoryview(bytearray(stride))
-                n = min(stride, body - i * stride)
-                sealed = local.buf[:n]
-                _read_exact(in_fd, sealed, len(header) + i * stride)
-                try:
-                    m = aead.decrypt_into(_nonce(h.nonce_prefix, i, i == count - 1), sealed, header, local.buf)
-                except InvalidTag:
-                    raise InvalidTag(
-                        f"segment {i} of {count} failed authentication: the file is damaged, truncated or "
-                        "was tampered with; nothing was written", "BC_ERR_AUTH_FAILED") from None
-                _write_all(out.fd, local.buf[:m], i * h.segment_size)
+                    local.buf = _segment_buffer(plan)
+                _open_segments(plan, aead, in_fd, out.fd, i, i + 1, local.buf)
 
-            _run_segments(count, _workers(workers), open_segment)
+            _run_segments(plan.count, _workers(workers), open_segment)
             out.commit()
         except BaseException:
             out.discard()
             raise
     finally:
         os.close(in_fd)
-    return FileResult(h.algorithm, count, size, body + len(header))
+    return FileResult(plan.algorithm, plan.count, plan.size, plan.container_size)

@@ -53,14 +53,17 @@ _contexts: dict = {}
 
 def _context(device: str | None):
     """One Context a worker process and device (opened on first use, then shared by the
-    worker's threads, as the C API allows)."""
+    worker's threads, as the C API allows). device: None for the default context, a
+    device string ("cpu", "cuda:0"), or "DEVICE OPTIONS" (e.g. "cpu threads=4": a node
+    running several workers gives each a share of its cores)."""
     from . import Context, default_context
 
     if device is None:
         return default_context()
     ctx = _contexts.get(device)
     if ctx is None:
-        ctx = _contexts.setdefault(device, Context(device))
+        name, _, options = device.partition(" ")
+        ctx = _contexts.setdefault(device, Context(name, options or None))
     return ctx
 
 

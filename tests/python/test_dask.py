@@ -225,3 +225,29 @@ def test_array_tamper_and_swap_are_caught(client):
     with pytest.raises(bulkcrypt.InvalidTag):
         bcd.decrypt_array(bcd.EncryptedArray(da.from_array(sealed, chunks=enc.data.chunks), enc.meta),
                           os.urandom(32)).compute()
+
+
+def test_tree_resumes_after_a_failed_file(client, cli, keyfile, tmp_path):
+    """One file fails (a directory sits where its container goes); the others finish and
+    are recorded; the job run again does only the failed one."""
+    src = tmp_path / "src"
+    for i in range(6):
+        write(src / f"f{i}", rand(10_000 + i, 50 + i))
+    dst = tmp_path / "enc"
+    (dst / "f3.bc").mkdir(parents=True)
+    with pytest.raises(Exception, match="f3"):
+        bcd.encrypt_tree(src, dst, key_file=keyfile, client=client)
+    lines = (dst / bcd.MANIFEST).read_text().splitlines()
+    assert len(lines) == 5 and not any('"f3"' in ln for ln in lines)
+    (dst / "f3.bc").rmdir()
+    r = bcd.encrypt_tree(src, dst, key_file=keyfile, client=client)
+    assert (r.done, r.skipped) == (1, 5)
+    assert cli_decrypt(cli, keyfile, dst / "f3.bc", tmp_path / "o3") == rand(10_003, 53)
+
+
+def test_progress_bar_runs(client, keyfile, tmp_path, capsys):
+    src = write(tmp_path / "plain", rand(100_000, 9))
+    bcd.encrypt_file(src, tmp_path / "c.bc", key_file=keyfile, segment_size=4096, task_bytes=16 << 10,
+                     client=client, progress=True)
+    bcd.decrypt_file(tmp_path / "c.bc", tmp_path / "o", key_file=keyfile, client=client, progress=True)
+    assert (tmp_path / "o").read_bytes() == rand(100_000, 9)

@@ -251,3 +251,33 @@ def test_progress_bar_runs(client, keyfile, tmp_path, capsys):
                      client=client, progress=True)
     bcd.decrypt_file(tmp_path / "c.bc", tmp_path / "o", key_file=keyfile, client=client, progress=True)
     assert (tmp_path / "o").read_bytes() == rand(100_000, 9)
+
+
+def test_cupy_chunks_stay_on_the_gpu():
+    """A Dask array of CuPy chunks sealed and opened on its GPU (the threaded scheduler:
+    the chunks live in this process's GPU memory)."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    try:
+        ctx_ok = cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:  # noqa: BLE001 - no driver
+        ctx_ok = False
+    if not ctx_ok:
+        pytest.skip("no CUDA device")
+    import dask
+
+    x = cupy.random.standard_normal((2048, 1536), dtype=cupy.float32)
+    dx = da.from_array(x, chunks=(512, 512), asarray=False)
+    key = os.urandom(32)
+    with dask.config.set(scheduler="threads"):
+        enc = bcd.encrypt_array(dx, key, device="cuda:0")
+        sealed = enc.data.compute()
+        assert isinstance(sealed, cupy.ndarray) and enc.meta["module"] == "cupy"
+        back = bcd.decrypt_array(bcd.EncryptedArray(da.from_array(sealed, chunks=enc.data.chunks, asarray=False),
+                                                    enc.meta), key, device="cuda:0").compute()
+    assert isinstance(back, cupy.ndarray) and bool((back == x).all())
+    # the same chunk sealed on the CPU is the same bytes
+    host = bcd.encrypt_array(da.from_array(cupy.asnumpy(x), chunks=(512, 512)), key)
+    first = bcd._seal_block(cupy.asnumpy(x[:512, :512]), bcd._array_key(key, enc.meta), enc.meta["algorithm"], 0,
+                            bcd._array_aad(enc.meta), "cpu")
+    assert bytes(first) == bytes(cupy.asnumpy(sealed[: first.nbytes]))
+    assert host.meta["salt"] != enc.meta["salt"]

@@ -154,14 +154,18 @@ SecureBytes master_for_encrypt(const ContainerOptions& opt, KdfParams& kdf) {
 SecureBytes master_for_decrypt(const ContainerOptions& opt, const KdfParams& kdf) {
     if (!opt.key_file.empty() && !opt.passphrase_file.empty())
         fail(kExitUsage, "give either -k KEYFILE or --passphrase-file, not both");
+    // The wrong kind of key is a wrong key (exit 3, as docs/cli.md says); no key at all
+    // where the prompt cannot stand in is a usage error.
     if (kdf.id == KdfId::KeyFile) {
+        if (!opt.passphrase_file.empty())
+            fail(kExitAuth, "this file was encrypted with a key file, not a passphrase: give it with -k KEYFILE");
         if (opt.key_file.empty())
             fail(kExitUsage, "this file was encrypted with a key file: give it with -k KEYFILE");
         return read_key_file(opt.key_file, kMasterKeySize);
     }
     if (!opt.key_file.empty())
-        fail(kExitUsage, fmt::format("this file was encrypted with a passphrase ({}): use "
-                                     "--passphrase-file or the prompt, not -k", kdf_name(kdf.id)));
+        fail(kExitAuth, fmt::format("this file was encrypted with a passphrase ({}), not a key file: use "
+                                    "--passphrase-file or the prompt", kdf_name(kdf.id)));
     SecureBytes pass = opt.passphrase_file.empty() ? prompt_passphrase(false)
                                                    : read_passphrase_file(opt.passphrase_file);
     return derive_from_passphrase(kdf, pass);

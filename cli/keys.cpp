@@ -44,9 +44,15 @@ uint32_t get_be32(const uint8_t* p) {
     return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | uint32_t(p[3]);
 }
 
+// What scrypt allocates (OpenSSL's EVP_PBE_scrypt needs it as maxmem): the 128·r·N
+// table, plus 128·r·p for the blocks and 256·r of scratch.
 uint64_t scrypt_memory(const KdfParams& k) {
     return uint64_t(128) * k.r * ((uint64_t(1) << k.log_n) + k.p + 2);
 }
+
+// The bound a reader enforces, as docs/format.md states it: 128·r·N <= 4 GiB, so that a
+// writer following the document is never refused.
+uint64_t scrypt_table(const KdfParams& k) { return uint64_t(128) * k.r * (uint64_t(1) << k.log_n); }
 
 // Returns an empty string when the parameters are acceptable, else why not.
 std::string kdf_bounds_problem(const KdfParams& k) {
@@ -55,9 +61,9 @@ std::string kdf_bounds_problem(const KdfParams& k) {
             return fmt::format("scrypt logN {} outside 1..{}", k.log_n, kScryptMaxLogN);
         if (k.r < 1 || k.r > kScryptMaxR) return fmt::format("scrypt r {} outside 1..{}", k.r, kScryptMaxR);
         if (k.p < 1 || k.p > kScryptMaxP) return fmt::format("scrypt p {} outside 1..{}", k.p, kScryptMaxP);
-        if (scrypt_memory(k) > kKdfMaxMemory)
-            return fmt::format("scrypt needs {} of memory, over the {} bound",
-                               human_bytes(double(scrypt_memory(k))), human_bytes(double(kKdfMaxMemory)));
+        if (scrypt_table(k) > kKdfMaxMemory)
+            return fmt::format("scrypt needs {} of memory (128*r*N), over the {} bound",
+                               human_bytes(double(scrypt_table(k))), human_bytes(double(kKdfMaxMemory)));
     } else if (k.id == KdfId::Argon2id) {
         if (k.t_cost < 1 || k.t_cost > kArgonMaxT)
             return fmt::format("argon2id t {} outside 1..{}", k.t_cost, kArgonMaxT);

@@ -214,9 +214,11 @@ class RoundTrip(Base):
                               self.path("nope")])
             self.assertEqual(rc, EXIT_AUTH, err)
             self.assertFalse(os.path.exists(self.path("nope")))
-            # A key file for a passphrase file is a usage error, not a crash.
+            # A key file for a passphrase file is a wrong key (exit 3), and says what to give.
             rc, _, err = run(["decrypt", "-k", self.key, sealed, self.path("nope")])
-            self.assertEqual(rc, EXIT_USAGE, err)
+            self.assertEqual(rc, EXIT_AUTH, err)
+            self.assertIn(b"passphrase", err)
+            self.assertFalse(os.path.exists(self.path("nope")))
 
     def test_json_summary(self):
         data = rand_bytes(5 * SEG + 3, 3)

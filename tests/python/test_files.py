@@ -552,16 +552,16 @@ def test_wrong_passphrase(cli, tmp_path, kdf):
 
 
 def test_passphrase_for_key_file_file(cli, tmp_path, sealed):
-    # The command calls this a usage error (exit 1); Python an InvalidKey.
+    # A wrong kind of key is a wrong key: exit 3 for the command, InvalidKey for Python.
     pw = pass_file(tmp_path, PASS_STR)
-    reject(cli, tmp_path, sealed.blob, InvalidKey, None, ("--passphrase-file", pw), cli_rc=EXIT_USAGE,
+    reject(cli, tmp_path, sealed.blob, InvalidKey, None, ("--passphrase-file", pw), cli_rc=EXIT_AUTH,
            passphrase=PASS_STR)
 
 
 def test_key_for_passphrase_file(cli, keys, tmp_path, scrypt_sealed):
-    reject(cli, tmp_path, scrypt_sealed.blob, InvalidKey, None, ("-k", keys.raw), cli_rc=EXIT_USAGE,
+    reject(cli, tmp_path, scrypt_sealed.blob, InvalidKey, None, ("-k", keys.raw), cli_rc=EXIT_AUTH,
            key_file=keys.raw)
-    reject(cli, tmp_path, scrypt_sealed.blob, InvalidKey, None, ("-k", keys.raw), cli_rc=EXIT_USAGE,
+    reject(cli, tmp_path, scrypt_sealed.blob, InvalidKey, None, ("-k", keys.raw), cli_rc=EXIT_AUTH,
            key=keys.raw_bytes)
 
 
@@ -597,6 +597,24 @@ def test_hostile_scrypt_header(cli, tmp_path, scrypt_sealed, monkeypatch, patch)
                passphrase=PASS_STR)
     assert time.monotonic() - t < 5
     assert "scrypt" in str(e)
+
+
+def test_scrypt_bound_is_the_documents(cli, keys, tmp_path, scrypt_sealed):
+    """docs/format.md bounds scrypt by 128*r*N <= 4 GiB: logN 22 with r 8 is exactly 4 GiB
+    and a reader must take the header (the command refused it while it counted
+    128*r*(N+p+2)); r 9 is over. Given a key file, the first header is a wrong kind of
+    key (exit 3, "passphrase"), the second a malformed header, both before any KDF."""
+    at_bound = _set(71, bytes([22]) + struct.pack(">I", 8))(scrypt_sealed.blob)
+    over = _set(71, bytes([22]) + struct.pack(">I", 9))(scrypt_sealed.blob)
+    for name, blob, word in (("at", at_bound, "passphrase"), ("over", over, "malformed")):
+        c = write(tmp_path / f"{name}.bcx", blob)
+        r = subprocess.run([cli, "decrypt", "-k", str(keys.raw), str(c), str(tmp_path / f"{name}.out")],
+                           capture_output=True, text=True)
+        assert r.returncode == EXIT_AUTH, r.stderr
+        assert word in r.stderr, r.stderr
+        assert not (tmp_path / f"{name}.out").exists()
+    with pytest.raises(InvalidKey):
+        decrypt_file(write(tmp_path / "py.bcx", at_bound), tmp_path / "py.out", key_file=keys.raw)
 
 
 @pytest.mark.parametrize("patch", [

@@ -185,6 +185,9 @@ void RawBuffer::release() {
 void open_context(Context& c, const std::string& device, const std::string& options) {
     bc_status st = bc_context_create(device.c_str(), options.empty() ? nullptr : options.c_str(),
                                      &c.ctx);
+    // The options are checked before the device (bulkcrypt.h): a bad one is the user's
+    // option, not a device failure.
+    if (st == BC_ERR_BAD_OPTION) check(st, fmt::format("--options '{}'", options));
     check(st, fmt::format("cannot open device '{}'", device));
 }
 

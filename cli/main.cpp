@@ -168,6 +168,22 @@ int main(int argc, char** argv) {
     bench->add_option("--file-out", bench_opt.file_out, "where --file's container goes (default /dev/null; "
                       "a path is replaced)");
 
+    // A first word that is no command (a typo, or a file given first): say so and list
+    // the commands, instead of CLI11's "a subcommand is required".
+    if (argc > 1 && argv[1][0] != '-') {
+        bool known = false;
+        std::string names;
+        for (const CLI::App* sub : app.get_subcommands({})) {
+            known = known || sub->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            std::fprintf(stderr, "bulkcrypt: unknown command '%s' (commands: %s; bulkcrypt --help)\n", argv[1],
+                         names.c_str());
+            return kExitUsage;
+        }
+    }
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

@@ -736,6 +736,26 @@ class ExitCodes(Base):
         self.assertEqual(self.read("exists"), b"keep me")
         self.assertEqual(self.leftovers(), [])
 
+    def test_messages_a_user_can_act_on(self):
+        src = self.write("plain", b"data")
+        # a first word that is no command names it and lists the commands
+        rc, _, err = run(["encrpyt", "-k", self.key, src, self.path("o")])
+        self.assertEqual(rc, EXIT_USAGE, err)
+        self.assertIn(b"unknown command 'encrpyt'", err)
+        self.assertIn(b"encrypt, decrypt", err)
+        # a bad library option is the option's fault, not the device's
+        rc, _, err = run(["encrypt", "-k", self.key, "--options", "bogus=1", src, self.path("o")])
+        self.assertEqual(rc, EXIT_USAGE, err)
+        self.assertIn(b"--options 'bogus=1'", err)
+        self.assertNotIn(b"cannot open device", err)
+        # an absent GPU is said plainly, not as the runtime's driver-version complaint
+        rc, _, err = run(["encrypt", "-k", self.key, "--device", "cuda:63", src, self.path("o")])
+        self.assertEqual(rc, EXIT_DEVICE, err)
+        self.assertNotIn(b"driver version is insufficient", err)
+        self.assertTrue(any(w in err for w in (b"no CUDA driver", b"not present", b"sees no GPU", b"not in this build",
+                                               b"older than")), err)
+        self.assertFalse(os.path.exists(self.path("o")))
+
     def test_devices_and_list(self):
         rc, out, err = run(["devices", "--json"])
         self.assertEqual(rc, 0, err)

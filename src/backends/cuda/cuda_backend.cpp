@@ -4,6 +4,7 @@
 #include "util/openssl_ctx.h"
 
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -560,12 +561,26 @@ int cuda_device_count() {
     return n;
 }
 
+// Why CUDA has no device, in the words a user can act on: the runtime reports a machine
+// without any driver as "driver version is insufficient", as it does an old driver.
+static std::string no_cuda_reason(cudaError_t e) {
+    if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice) {
+        void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+        if (driver == nullptr) return "no CUDA driver on this machine (libcuda.so.1 not found): no NVIDIA GPU here";
+        dlclose(driver);
+        if (e == cudaErrorNoDevice) return "the CUDA driver sees no GPU";
+        return "the CUDA driver is older than this build's CUDA runtime (" + std::to_string(CUDART_VERSION / 1000) +
+               "." + std::to_string(CUDART_VERSION % 1000 / 10) + "): update the NVIDIA driver";
+    }
+    return std::string("no CUDA device: ") + cudaGetErrorString(e);
+}
+
 Status make_cuda_backend(int index, const ContextOptions& opt, std::unique_ptr<Backend>* out) {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return Status(BC_ERR_NO_DEVICE, std::string("no CUDA device: ") + cudaGetErrorString(e));
+        return Status(BC_ERR_NO_DEVICE, no_cuda_reason(e));
     }
     if (count == 0) return Status(BC_ERR_NO_DEVICE, "no CUDA device present");
     if (index < 0 || index >= count)

@@ -27,7 +27,13 @@ namespace {
 char g_temp_path[4096];
 volatile sig_atomic_t g_temp_set = 0;
 
+// The terminal the prompt changed, and its settings before (tcsetattr is
+// async-signal-safe).
+struct termios g_tty_saved;
+volatile sig_atomic_t g_tty_fd = -1;
+
 void on_fatal_signal(int sig) {
+    if (g_tty_fd >= 0) tcsetattr(g_tty_fd, TCSANOW, &g_tty_saved);
     if (g_temp_set) unlink(g_temp_path);
     _exit(128 + sig);
 }
@@ -64,6 +70,14 @@ std::string base_of(const std::string& path) {
 }
 
 }  // namespace
+
+void register_terminal_restore(int fd, const struct termios& saved) {
+    g_tty_fd = -1;
+    g_tty_saved = saved;
+    g_tty_fd = fd;
+}
+
+void unregister_terminal_restore() { g_tty_fd = -1; }
 
 void install_signal_cleanup() {
     struct sigaction sa;

@@ -10,6 +10,8 @@
 // stdout.
 #pragma once
 
+#include <termios.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -98,6 +100,11 @@ private:
 // (a mapped input file that shrank) that does the same and exits with the I/O
 // code. SIGPIPE is ignored: a closed pipe is an EPIPE write error (I/O code).
 void install_signal_cleanup();
+
+// A terminal whose settings a fatal signal must put back (the passphrase prompt turns
+// echo off): registered while they are changed, restored by the handler before it exits.
+void register_terminal_restore(int fd, const struct termios& saved);
+void unregister_terminal_restore();
 
 // Creates a new file with mode 0600; refuses to replace an existing one.
 // Writes all bytes and closes it; on failure removes what it created.

@@ -251,6 +251,7 @@ SecureBytes ask_once(int fd, const char* prompt) {
         quiet = old_attr;
         quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
         quiet.c_lflag |= ECHONL;
+        register_terminal_restore(fd, old_attr);  // Ctrl-C at the prompt gives echo back
         tcsetattr(fd, TCSAFLUSH, &quiet);
     }
     SecureBytes line(1024);
@@ -271,7 +272,10 @@ SecureBytes ask_once(int fd, const char* prompt) {
         }
         line.data()[n++] = static_cast<uint8_t>(c);
     }
-    if (restore) tcsetattr(fd, TCSAFLUSH, &old_attr);
+    if (restore) {
+        tcsetattr(fd, TCSAFLUSH, &old_attr);
+        unregister_terminal_restore();
+    }
     if (!ok) fail(kExitUsage, "no passphrase read from the terminal (or longer than 1024 bytes)");
     line.resize(n);
     return line;

@@ -398,6 +398,39 @@ class Terminal(Base):
         self.assertEqual(rc, EXIT_USAGE, out)
         self.assertFalse(os.path.exists(self.path("s2")))
 
+    def test_interrupted_prompt_gives_echo_back(self):
+        """SIGINT or SIGTERM at the passphrase prompt (echo off) must leave the terminal
+        echoing, as before the prompt."""
+        import fcntl
+        import pty
+        import signal
+        import termios
+        import time
+        src = self.write("plain", b"data")
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            master, slave = pty.openpty()
+
+            def own_terminal(slave=slave):
+                os.setsid()
+                fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
+
+            p = subprocess.Popen([BC, "encrypt", "--kdf-params", "logN=10", src, self.path("s")], stdin=slave,
+                                 stdout=slave, stderr=slave, preexec_fn=own_terminal)
+            seen = b""
+            deadline = time.monotonic() + 10
+            while b"Passphrase" not in seen and time.monotonic() < deadline:
+                seen += os.read(master, 1024)
+            self.assertIn(b"Passphrase", seen)
+            time.sleep(0.2)  # the prompt has turned echo off by now
+            self.assertFalse(termios.tcgetattr(slave)[3] & termios.ECHO, "the prompt left echo on")
+            p.send_signal(sig)
+            p.wait(timeout=10)
+            self.assertEqual(p.returncode, -sig if p.returncode < 0 else 128 + sig)
+            self.assertTrue(termios.tcgetattr(slave)[3] & termios.ECHO, f"echo is off after signal {sig}")
+            self.assertFalse(os.path.exists(self.path("s")))
+            os.close(master)
+            os.close(slave)
+
     def test_progress_line_on_terminal_only(self):
         import pty
         import time

@@ -2,13 +2,17 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <ctime>
 #include <cstdlib>
 #include <cstring>
 
@@ -67,6 +71,43 @@ std::string dir_of(const std::string& path) {
 std::string base_of(const std::string& path) {
     size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A temporary output of ours: ".BASE.<12 hex digits>.bctmp".
+bool is_temp_name_for(const std::string& name, const std::string& base) {
+    const std::string head = "." + base + ".", tail = ".bctmp";
+    if (name.size() != head.size() + 12 + tail.size()) return false;
+    if (name.compare(0, head.size(), head) != 0 || name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+        return false;
+    for (size_t i = head.size(); i < head.size() + 12; ++i)
+        if (!std::isxdigit(static_cast<unsigned char>(name[i])) || std::isupper(static_cast<unsigned char>(name[i])))
+            return false;
+    return true;
+}
+
+// Removes temporary outputs for `path` that a crashed or killed run left (a full-size
+// file, possibly holding verified plaintext). Ours alone: our name pattern, our user, a
+// regular file, not locked (a running writer holds an exclusive lock on its temporary
+// for its whole life) and not brand new (the instant between a writer's create and its
+// lock).
+void remove_stale_temps(const std::string& dir, const std::string& base) {
+    DIR* d = opendir(dir.c_str());
+    if (d == nullptr) return;
+    const time_t now = time(nullptr);
+    while (struct dirent* e = readdir(d)) {
+        const std::string name = e->d_name;
+        if (!is_temp_name_for(name, base)) continue;
+        const std::string full = dir + "/" + name;
+        struct stat st;
+        if (lstat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
+        if (now - st.st_mtime < 10) continue;
+        const int fd = ::open(full.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0 && unlink(full.c_str()) == 0)
+            std::fprintf(stderr, "bulkcrypt: removed '%s', left by an interrupted run\n", full.c_str());
+        ::close(fd);
+    }
+    closedir(d);
 }
 
 }  // namespace
@@ -195,6 +236,7 @@ void Output::open(const std::string& path, bool force) {
             fail(kExitIo, fmt::format("'{}' exists (use --force to replace it)", path));
     }
     const std::string dir = dir_of(path), base = base_of(path);
+    remove_stale_temps(dir, base);
     for (int attempt = 0; attempt < 16; ++attempt) {
         uint8_t rnd[6];
         if (RAND_bytes(rnd, sizeof rnd) != 1) fail(kExitOther, "the random generator failed");
@@ -209,6 +251,8 @@ void Output::open(const std::string& path, bool force) {
                                       errno_text(errno)));
         }
         register_temp(temp);
+        // Held until the process ends: a later run on the same path knows it is in use.
+        (void)flock(fd, LOCK_EX | LOCK_NB);
         fd_ = fd;
         owned_ = true;
         temp_ = temp;

@@ -10,6 +10,7 @@ the temporary file, so no unverified plaintext ever appears at the destination.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import hmac
 import os
@@ -300,6 +301,9 @@ class _TempOutput:
             path = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.bctmp")
             try:
                 self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+                # Held while the file is ours: the command removes unlocked leftovers of
+                # interrupted runs (.NAME.*.bctmp), never one being written.
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except FileExistsError:
                 continue

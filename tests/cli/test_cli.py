@@ -21,6 +21,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 BC = os.environ.get("BULKCRYPT", "")
@@ -768,6 +769,35 @@ class ExitCodes(Base):
         self.assertEqual(run(["decrypt", "-k", self.key, "--force", self.path("junk"), existing])[0], EXIT_AUTH)
         self.assertEqual(self.read("exists"), b"keep me")
         self.assertEqual(self.leftovers(), [])
+
+    def test_stale_temporaries_are_removed_live_ones_kept(self):
+        """A crash leaves .NAME.*.bctmp beside the output (full size, maybe verified
+        plaintext). The next run on that path removes such leftovers, saying so; one still
+        locked by its writer, a young one, one of another name and a symlink stay."""
+        import fcntl
+        data = rand_bytes(3000, 8)
+        src = self.write("plain", data)
+        old = time.time() - 3600
+        stale = self.write(".out.0123456789ab.bctmp", b"verified plaintext of a crashed run")
+        live = self.write(".out.ba9876543210.bctmp", b"being written")
+        young = self.write(".out.aaaaaaaaaaaa.bctmp", b"just created")
+        other = self.write(".out.0123456789ab.bctmp.keep", b"not ours")
+        for p in (stale, live, other):
+            os.utime(p, (old, old))
+        link = self.path(".out.bbbbbbbbbbbb.bctmp")
+        os.symlink(src, link)
+        holder = os.open(live, os.O_RDONLY)
+        fcntl.flock(holder, fcntl.LOCK_EX)
+        try:
+            rc, _, err = run(["encrypt", "-k", self.key, "--device", DEVICE, src, self.path("out")])
+        finally:
+            os.close(holder)
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"left by an interrupted run", err)
+        self.assertFalse(os.path.exists(stale))
+        for p in (live, young, other, link):
+            self.assertTrue(os.path.lexists(p), p)
+        self.assertTrue(os.path.exists(src))
 
     def test_messages_a_user_can_act_on(self):
         src = self.write("plain", b"data")

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "catalog/catalog.h"
 #include "common.h"
 #include "container.h"
 #include "device_buffers.h"
@@ -105,6 +106,7 @@ double gbps(uint64_t bytes, double seconds) { return seconds > 0 ? double(bytes)
 }  // namespace
 
 int cmd_bench(const BenchOptions& opt) {
+    bc::allow_benchmark_algorithms(true);  // the NO-OP baseline (and -a noop) are the benchmark's own
     bc_algorithm_info info{};
     if (bc_algorithm_query(opt.algorithm.c_str(), &info) != BC_OK)
         fail(kExitUsage, fmt::format("unknown algorithm '{}' (see `bulkcrypt list`)", opt.algorithm));

@@ -31,6 +31,8 @@
 // point is skipped and the JSON is still written.
 #include "sweep.h"
 
+#include "catalog/catalog.h"
+
 namespace sweep {
 
 // SIGTERM or SIGINT (a timeout, a Ctrl-C): stop measuring, write what was measured.
@@ -70,6 +72,7 @@ int usage() {
 using namespace sweep;
 
 int main(int argc, char** argv) {
+    bc::allow_benchmark_algorithms(true);  // "noop": the transfer-only baseline
     Runner r;
     Config& c = r.cfg;
     // The mode first: it sets the defaults the other flags override.

@@ -73,7 +73,7 @@ const char* bc_version(void) { return BC_VERSION_STRING; }
 bc_status bc_algorithm_query(const char* name, bc_algorithm_info* info) {
     return api_call([&]() -> Status {
         if (!name || !info) return Status(BC_ERR_NULL_POINTER, "name and info are required");
-        const Algorithm* a = find_algorithm(name);
+        const Algorithm* a = find_public_algorithm(name);
         if (!a) return Status(BC_ERR_UNKNOWN_ALGORITHM, std::string("unknown algorithm '") + name + "'");
         bc_algorithm_info i{};
         i.name = a->name;
@@ -95,24 +95,24 @@ bc_status bc_algorithm_query(const char* name, bc_algorithm_info* info) {
 }
 
 const char* bc_algorithm_name(size_t index) {
-    const Algorithm* a = algorithm_at(index);
+    const Algorithm* a = public_algorithm_at(index);
     return a ? a->name : nullptr;
 }
 
 size_t bc_key_size(const char* algorithm) {
-    const Algorithm* a = find_algorithm(algorithm);
+    const Algorithm* a = find_public_algorithm(algorithm);
     return a ? a->key_size : 0;
 }
 size_t bc_iv_size(const char* algorithm) {
-    const Algorithm* a = find_algorithm(algorithm);
+    const Algorithm* a = find_public_algorithm(algorithm);
     return a ? a->iv_size : 0;
 }
 size_t bc_tag_size(const char* algorithm) {
-    const Algorithm* a = find_algorithm(algorithm);
+    const Algorithm* a = find_public_algorithm(algorithm);
     return a ? a->tag_size : 0;
 }
 uint64_t bc_max_message_size(const char* algorithm) {
-    const Algorithm* a = find_algorithm(algorithm);
+    const Algorithm* a = find_public_algorithm(algorithm);
     return a ? a->max_message : 0;
 }
 
@@ -244,7 +244,7 @@ bc_status bc_key_create(bc_context* ctx, const char* algorithm, const uint8_t* k
         *out = nullptr;
         if (!ctx || !algorithm || (!key && key_len))
             return Status(BC_ERR_NULL_POINTER, "ctx, algorithm and key are required");
-        const Algorithm* alg = find_algorithm(algorithm);
+        const Algorithm* alg = find_public_algorithm(algorithm);
         if (!alg) return Status(BC_ERR_UNKNOWN_ALGORITHM, std::string("unknown algorithm '") + algorithm + "'");
         return key_create(ctx, alg, key, key_len, out);
     });

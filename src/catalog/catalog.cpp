@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include <atomic>
+
 namespace bc {
 
 // Each cipher folder's catalog.inc, in folder order (generated at configure time).
@@ -50,6 +52,26 @@ const Algorithm* find_algorithm(const char* name) {
 
 const Algorithm* algorithm_at(size_t i) {
     return i < sizeof(kAlgorithms) / sizeof(kAlgorithms[0]) ? &kAlgorithms[i] : nullptr;
+}
+
+namespace {
+std::atomic<bool> g_benchmark_algorithms{false};
+bool shown(const Algorithm& a) {
+    return a.cipher != Cipher::Noop || g_benchmark_algorithms.load(std::memory_order_relaxed);
+}
+}  // namespace
+
+void allow_benchmark_algorithms(bool on) { g_benchmark_algorithms.store(on, std::memory_order_relaxed); }
+
+const Algorithm* find_public_algorithm(const char* name) {
+    const Algorithm* a = find_algorithm(name);
+    return a && shown(*a) ? a : nullptr;
+}
+
+const Algorithm* public_algorithm_at(size_t i) {
+    for (const Algorithm& a : kAlgorithms)
+        if (shown(a) && i-- == 0) return &a;
+    return nullptr;
 }
 
 const BlockCipher* find_block_cipher(const char* name) {

@@ -68,6 +68,15 @@ const Algorithm* find_algorithm(const char* name);
 // The i-th entry, nullptr past the end.
 const Algorithm* algorithm_at(size_t i);
 
+// The catalogue the C API shows (bc_algorithm_query, bc_algorithm_name, bc_key_create):
+// every entry but the benchmarks' own. "noop" (output = input, the transfer-only baseline
+// of the benchmarks) would write plaintext with exit code 0 if a user could pick it, so
+// it is there only after allow_benchmark_algorithms(true), which benchmark programs,
+// `bulkcrypt bench` and the tests call (the internal library's, not exported).
+void allow_benchmark_algorithms(bool on);
+const Algorithm* find_public_algorithm(const char* name);
+const Algorithm* public_algorithm_at(size_t i);
+
 // True for the raw and AEAD modes built over a block cipher.
 inline bool is_block_mode(Mode m) {
     return m == Mode::ECB || m == Mode::CBC || m == Mode::CTR || m == Mode::XTS || m == Mode::GCM;

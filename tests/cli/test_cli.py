@@ -770,6 +770,23 @@ class ExitCodes(Base):
         self.assertEqual(self.read("exists"), b"keep me")
         self.assertEqual(self.leftovers(), [])
 
+    def test_noop_is_for_benchmarks_only(self):
+        """"noop" (output = input) would write plaintext with exit code 0: encrypt,
+        decrypt and list do not know it; bench keeps it as its baseline."""
+        src = self.write("plain", b"secret data")
+        for direction in ("encrypt", "decrypt"):
+            rc, _, err = run([direction, "--raw", "-a", "noop", "-k", self.key, src, self.path("o")])
+            self.assertEqual(rc, EXIT_USAGE, err)
+            self.assertIn(b"noop", err)
+            self.assertFalse(os.path.exists(self.path("o")))
+        rc, out, err = run(["encrypt", "-a", "noop", "-k", self.key, src, self.path("o")])
+        self.assertEqual(rc, EXIT_USAGE, err)
+        rc, out, err = run(["list", "--json"])
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn(b'"noop"', out)
+        rc, out, err = run(["bench", "-a", "noop", "--size", "1M", "--seconds", "0.05", "--device", "cpu"])
+        self.assertEqual(rc, 0, err)
+
     def test_stale_temporaries_are_removed_live_ones_kept(self):
         """A crash leaves .NAME.*.bctmp beside the output (full size, maybe verified
         plaintext). The next run on that path removes such leftovers, saying so; one still

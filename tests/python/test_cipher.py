@@ -325,10 +325,11 @@ def test_chacha20_djb_with_16_byte_iv():
                     reference("chacha20-djb", "pycryptodome", key, iv, data, True), seed, f"counter {counter}")
 
 
-def test_noop_is_identity():
-    c = Cipher("noop", b"")
-    data = bytes(range(256)) * 3
-    assert c.encrypt(None, data) == data and c.decrypt(None, data) == data
+def test_noop_is_not_offered():
+    # "noop" (output = input) is the benchmarks' baseline: a user must not be able to pick it
+    with pytest.raises(bulkcrypt.UnsupportedAlgorithm):
+        Cipher("noop", b"")
+    assert "noop" not in {a.name for a in bulkcrypt.algorithms()}
 
 
 @pytest.mark.parametrize("alg", RAW)

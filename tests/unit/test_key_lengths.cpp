@@ -59,6 +59,8 @@ TEST(KeyLengths, EveryRowHasAConsistentRange) {
     size_t ranged = 0;
     for (size_t i = 0; const bc::Algorithm* a = bc::algorithm_at(i); ++i) {
         SCOPED_TRACE(a->name);
+        // the benchmarks' noop is not in the C API's catalogue (test_catalog_public.cpp)
+        if (bc::find_public_algorithm(a->name) == nullptr) continue;
         const size_t lo = bc::key_min_bytes(*a), hi = bc::key_max_bytes(*a);
         EXPECT_LE(lo, a->key_size);
         EXPECT_GE(hi, a->key_size);

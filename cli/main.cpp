@@ -113,8 +113,18 @@ int main(int argc, char** argv) {
     CryptArgs enc_args, dec_args;
     CLI::App* enc = app.add_subcommand("encrypt", "encrypt IN to OUT (a bulkcrypt file, or --raw)");
     add_crypt_options(enc, enc_args, true);
+    enc->footer("\nExamples:\n"
+                "  bulkcrypt keygen backup.key && bulkcrypt encrypt -k backup.key data.tar data.tar.bc\n"
+                "  bulkcrypt encrypt --passphrase-file pw.txt --kdf argon2id notes.txt notes.bc\n"
+                "  tar c dir | bulkcrypt encrypt -k backup.key - dir.tar.bc      (from a pipe)\n"
+                "  bulkcrypt encrypt --raw -a aes-256-xts -k disk.key --iv-hex 000102030405060708090a0b0c0d0e0f \\\n"
+                "      --sector-size 4096 disk.img disk.img.enc                   (a 64-byte key: keygen --size 64)");
     CLI::App* dec = app.add_subcommand("decrypt", "decrypt IN to OUT (a bulkcrypt file, or --raw)");
     add_crypt_options(dec, dec_args, false);
+    dec->footer("\nExamples:\n"
+                "  bulkcrypt decrypt -k backup.key data.tar.bc data.tar\n"
+                "  bulkcrypt decrypt -k backup.key data.tar.bc - | tar x        (check the exit status)\n"
+                "  bulkcrypt decrypt --passphrase-file pw.txt notes.bc notes.txt");
 
     std::string keygen_out;
     std::string keygen_size = "32";
@@ -123,14 +133,17 @@ int main(int argc, char** argv) {
     keygen->add_option("OUT", keygen_out, "the key file to create")->required();
     keygen->add_option("--size", keygen_size, "key bytes (default 32: what encrypt -k reads)");
     keygen->add_flag("--hex", keygen_hex, "write hex digits and a newline instead of raw bytes");
+    keygen->footer("\nExamples:\n  bulkcrypt keygen backup.key\n  bulkcrypt keygen --hex --size 64 disk.key   (two AES-256 keys for XTS)");
 
     bool devices_json = false;
     CLI::App* devices = app.add_subcommand("devices", "the devices --device accepts, with CPU features");
     devices->add_flag("--json", devices_json, "JSON output");
+    devices->footer("\nExamples:\n  bulkcrypt devices\n  bulkcrypt devices --json");
 
     bool list_json = false;
     CLI::App* list = app.add_subcommand("list", "the algorithms, their sizes and the backends that run them");
     list->add_flag("--json", list_json, "JSON output");
+    list->footer("\nExamples:\n  bulkcrypt list\n  bulkcrypt list --json");
 
     TuneArgs tune_args;
     CLI::App* tune = app.add_subcommand("tune", "measure a device's launch shapes and keep the fastest correct ones");
@@ -143,6 +156,8 @@ int main(int argc, char** argv) {
     tune->add_flag("--reset", tune_args.reset, "forget the device's tuned entries");
     tune->add_flag("--emit", tune_args.emit, "print the winner as a shipped-table entry (src/tuning/defaults.cpp)");
     tune->add_flag("--no-store", tune_args.no_store, "measure and report, but keep the cache as it is");
+    tune->footer("\nExamples:\n  bulkcrypt tune                      (the first GPU, about a minute)\n"
+                 "  bulkcrypt tune --device opencl:0 -a aes-128-ctr --budget 120\n  bulkcrypt tune --show");
 
     BenchOptions bench_opt;
     std::string bench_size = "64M", bench_segment;
@@ -165,6 +180,9 @@ int main(int argc, char** argv) {
     bench->add_flag("--json", bench_opt.json, "one JSON object on stdout");
     bench->add_option("--file", bench_opt.file,
                       "also encrypt this file through the container (page cache warmed first) and compare");
+    bench->footer("\nExamples:\n  bulkcrypt bench                               (AES-256-GCM, 64 MiB calls, every device)\n"
+                  "  bulkcrypt bench -a chacha20-poly1305 --device cuda:0 --memory device --size 1G\n"
+                  "  bulkcrypt bench --file data.tar               (the container's path on a real file)");
     bench->add_option("--file-out", bench_opt.file_out, "where --file's container goes (default /dev/null; "
                       "a path is replaced)");
 

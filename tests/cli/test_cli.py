@@ -770,6 +770,16 @@ class ExitCodes(Base):
         self.assertEqual(self.read("exists"), b"keep me")
         self.assertEqual(self.leftovers(), [])
 
+    def test_every_command_help_ends_with_examples(self):
+        for cmd in ("encrypt", "decrypt", "keygen", "devices", "list", "tune", "bench"):
+            rc, out, err = run([cmd, "--help"])
+            self.assertEqual(rc, 0, err)
+            tail = out.rstrip().split(b"\nExamples:\n")
+            self.assertEqual(len(tail), 2, f"{cmd} --help has no Examples section at its end")
+            # each example is a command line that runs bulkcrypt (or a continuation line)
+            self.assertTrue(all(b"bulkcrypt " in line or line.startswith(b"      ")
+                                for line in tail[1].splitlines()), tail[1])
+
     def test_noop_is_for_benchmarks_only(self):
         """"noop" (output = input) would write plaintext with exit code 0: encrypt,
         decrypt and list do not know it; bench keeps it as its baseline."""

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -67,7 +68,30 @@ void add_crypt_options(CLI::App* cmd, CryptArgs& a, bool encrypting) {
     cmd->add_option("--chunk", a.chunk, "raw mode: bytes per library call for streamable modes (default 16M)");
 }
 
-void run_crypt(CryptArgs& a, bool decrypt) {
+// Options the chosen mode would ignore are refused, as the library refuses options it
+// does not know: a setting that silently does nothing is a setting the user got wrong.
+void refuse_ignored(const CLI::App* cmd, const CryptArgs& a, bool decrypt) {
+    auto given = [cmd](const char* name) { return cmd->count(name) > 0; };
+    const char* why = nullptr;
+    std::string which;
+    if (a.raw) {
+        // (encrypt's container options: decrypt has only --max-memory of them)
+        const std::vector<const char*> container = decrypt ? std::vector<const char*>{"--max-memory"}
+                                                           : std::vector<const char*>{"--segment-size", "--kdf",
+                                                                                      "--kdf-params", "--max-memory"};
+        for (const char* o : container)
+            if (given(o)) which = o, why = "has no meaning in --raw mode (no container)";
+    } else if (decrypt) {
+        if (given("--algorithm")) which = "-a", why = "is not taken by decrypt: the file names its algorithm";
+    } else if (!a.c.key_file.empty()) {
+        for (const char* o : {"--kdf", "--kdf-params"})
+            if (given(o)) which = o, why = "is for passphrases, not key files";
+    }
+    if (why) fail(kExitUsage, fmt::format("{} {}", which, why));
+}
+
+void run_crypt(CryptArgs& a, bool decrypt, const CLI::App* cmd) {
+    refuse_ignored(cmd, a, decrypt);
     if (a.raw) {
         if (!a.c.passphrase_file.empty()) fail(kExitUsage, "--raw takes --key-hex or --key-file, not a passphrase");
         RawOptions& r = a.r;
@@ -210,8 +234,8 @@ int main(int argc, char** argv) {
     }
 
     try {
-        if (enc->parsed()) run_crypt(enc_args, false);
-        else if (dec->parsed()) run_crypt(dec_args, true);
+        if (enc->parsed()) run_crypt(enc_args, false, enc);
+        else if (dec->parsed()) run_crypt(dec_args, true, dec);
         else if (keygen->parsed())
             write_key_file(keygen_out, static_cast<size_t>(parse_size(keygen_size, "--size")), keygen_hex);
         else if (devices->parsed()) return cmd_devices(devices_json);

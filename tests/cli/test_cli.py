@@ -770,6 +770,28 @@ class ExitCodes(Base):
         self.assertEqual(self.read("exists"), b"keep me")
         self.assertEqual(self.leftovers(), [])
 
+    def test_options_the_mode_ignores_are_refused(self):
+        src = self.write("plain", b"data" * 100)
+        sealed = self.path("sealed")
+        self.assertEqual(run(["encrypt", "-k", self.key, src, sealed])[0], 0)
+        cases = [
+            (["decrypt", "-a", "chacha20-poly1305", "-k", self.key, sealed, self.path("o")], b"-a"),
+            (["encrypt", "--kdf", "argon2id", "-k", self.key, src, self.path("o")], b"--kdf"),
+            (["encrypt", "--raw", "-a", "aes-128-ctr", "--key-hex", "00" * 16, "--iv-hex", "00" * 16,
+              "--segment-size", "1M", src, self.path("o")], b"--segment-size"),
+            (["encrypt", "--raw", "-a", "aes-128-ctr", "--key-hex", "00" * 16, "--iv-hex", "00" * 16,
+              "--max-memory", "2G", src, self.path("o")], b"--max-memory"),
+            (["decrypt", "--raw", "-a", "aes-128-ctr", "--key-hex", "00" * 16, "--iv-hex", "00" * 16,
+              "--max-memory", "2G", src, self.path("o")], b"--max-memory"),
+        ]
+        for args, word in cases:
+            rc, _, err = run(args)
+            self.assertEqual(rc, EXIT_USAGE, (args, err))
+            self.assertIn(word, err)
+            self.assertFalse(os.path.exists(self.path("o")), args)
+        # the same commands without the ignored option work
+        self.assertEqual(run(["decrypt", "-k", self.key, sealed, self.path("o")])[0], 0)
+
     def test_every_command_help_ends_with_examples(self):
         for cmd in ("encrypt", "decrypt", "keygen", "devices", "list", "tune", "bench"):
             rc, out, err = run([cmd, "--help"])

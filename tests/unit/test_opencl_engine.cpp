@@ -56,12 +56,16 @@ TEST_P(OpenClEngineWorker, SplitCallsMatchTheCpuBackend) {
     ASSERT_EQ(BC_OK, bc_context_create("cpu", "threads=2", &ref));
     DiffOptions o;
     o.only = GetParam();
-    o.extra_sizes = {40000, 100000 + 48};
-    EXPECT_EQ(1u, diff_all(ref, e.ctx->ctx, o));
-    bc_context_destroy(ref);
-
+    o.extra_sizes = {40000, 100000 + 48, (size_t(1) << 20) + 16};
+    // Which worker grabs which piece is the scheduler's: on a loaded 2-core machine one
+    // worker can take a whole round. Every round is checked; a few rounds give both a turn.
     bc::EngineStats s;
-    ASSERT_TRUE(bc::engine_stats(e.ctx->backend(), &s));
+    for (int round = 0; round < 5; ++round) {
+        EXPECT_EQ(1u, diff_all(ref, e.ctx->ctx, o));
+        ASSERT_TRUE(bc::engine_stats(e.ctx->backend(), &s));
+        if (s.bytes[0] > 0 && s.bytes[1] > 0) break;
+    }
+    bc_context_destroy(ref);
     EXPECT_GT(s.jobs, 0u);
     EXPECT_GT(s.bytes[0], 0u) << "the CPU worker ran no piece";
     EXPECT_GT(s.bytes[1], 0u) << "the OpenCL worker ran no piece";

@@ -121,28 +121,17 @@ def _run(client, fn, calls: list[tuple], name: str, retries: int, progress: bool
 # ---- one file -----------------------------------------------------------------------------
 
 
-def _seal_task(plan: _files._Plan, src: str, tmp: str, first: int, last: int, device: str | None) -> int:
+def _segments_task(plan: _files._Plan, src: str, tmp: str, first: int, last: int, device: str | None,
+                   sealing: bool) -> int:
+    """Seals (or opens) segments [first, last) of src into tmp at their fixed offsets."""
     from . import AEAD
 
     aead = AEAD(plan.algorithm, plan.file_key, _context(device))
+    work = _files._seal_segments if sealing else _files._open_segments
     in_fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC)
     out_fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC)
     try:
-        _files._seal_segments(plan, aead, in_fd, out_fd, first, last, _files._segment_buffer(plan))
-    finally:
-        os.close(in_fd)
-        os.close(out_fd)
-    return last - first
-
-
-def _open_task(plan: _files._Plan, src: str, tmp: str, first: int, last: int, device: str | None) -> int:
-    from . import AEAD
-
-    aead = AEAD(plan.algorithm, plan.file_key, _context(device))
-    in_fd = os.open(src, os.O_RDONLY | os.O_CLOEXEC)
-    out_fd = os.open(tmp, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        _files._open_segments(plan, aead, in_fd, out_fd, first, last, _files._segment_buffer(plan))
+        work(plan, aead, in_fd, out_fd, first, last, _files._segment_buffer(plan))
     finally:
         os.close(in_fd)
         os.close(out_fd)
@@ -177,7 +166,8 @@ def encrypt_file(src, dst, *, key: bytes | None = None, key_file=None, passphras
         os.ftruncate(out.fd, plan.container_size)
         _files._write_all(out.fd, memoryview(plan.header), 0)
         per_task = max(1, task_bytes // segment_size)
-        _run(client, _seal_task, [(plan, src, out.path, a, b, device) for a, b in _ranges(plan.count, per_task)],
+        _run(client, _segments_task, [(plan, src, out.path, a, b, device, True)
+                                      for a, b in _ranges(plan.count, per_task)],
              "seal", retries, progress)
         if os.stat(src).st_size != plan.size:
             raise InvalidFile("the input changed size while it was read", "BC_ERR_INPUT_LENGTH")
@@ -206,7 +196,8 @@ def decrypt_file(src, dst, *, key: bytes | None = None, key_file=None, passphras
     try:
         os.ftruncate(out.fd, plan.size)
         per_task = max(1, task_bytes // plan.segment_size)
-        _run(client, _open_task, [(plan, src, out.path, a, b, device) for a, b in _ranges(plan.count, per_task)],
+        _run(client, _segments_task, [(plan, src, out.path, a, b, device, False)
+                                      for a, b in _ranges(plan.count, per_task)],
              "open", retries, progress)
         out.commit()
     except BaseException:

@@ -490,15 +490,15 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
         };
         double best = 0;
         std::string best_cfg;
-        std::vector<unsigned> thread_counts = {1, 2, 4, 8};
+        std::vector<unsigned> thread_counts = {1, 2, 4, 8, 16};
         std::vector<int> nbs = {1, 2, 4, 8};
         std::vector<size_t> chunks = {size_t(2) << 20, size_t(8) << 20, size_t(32) << 20};
-        if (a.quick) thread_counts = {4}, nbs = {1, 4}, chunks = {size_t(8) << 20};
+        if (a.quick) thread_counts = {bc::cuda::default_host_threads()}, nbs = {1, 4}, chunks = {size_t(8) << 20};
         for (unsigned t : thread_counts) {
             bc::cuda::HostPipeline p(0, t);
             for (int nb : nbs)
                 for (size_t ch : chunks) {
-                    if (t != bc::cuda::kPipelineDefaultHostThreads && (nb != 4 || ch != (size_t(8) << 20))) continue;
+                    if (t != bc::cuda::default_host_threads() && (nb != 4 || ch != (size_t(8) << 20))) continue;
                     const double r = time_pipe(p, in.data(), out.data(), ch, nb);
                     std::printf("| pageable | %d | %s | %u | %s |\n", nb, human(ch).c_str(), t, gb(r).c_str());
                     j.num("pipe_pageable_nb" + std::to_string(nb) + "_chunk" + std::to_string(ch >> 20) + "m_t" +
@@ -586,7 +586,7 @@ void large_jobs(const Args& a, unsigned hw, int ngpu, Json& j) {
         bc::cuda::shared_host_pipeline(0).set_defaults(0, 0);
         std::printf("\nbest pageable configuration: %s (%s GB/s); defaults: NB %d, %s, %u threads\n", best_cfg.c_str(),
                     gb(best).c_str(), bc::cuda::kPipelineDefaultDepth, human(bc::cuda::kPipelineDefaultChunk).c_str(),
-                    bc::cuda::kPipelineDefaultHostThreads);
+                    bc::cuda::default_host_threads());
         j.str("pipe_best_pageable", best_cfg);
     }
 #endif

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "backends/cuda/cuda_backend.h"
 #include "backends/cuda/cuda_kernels.h"
@@ -277,12 +278,25 @@ void HostPipeline::wipe_idle() {
     if (!dirty.empty()) give_back(dirty);
 }
 
+unsigned default_host_threads() {
+    static const unsigned n = [] {
+        int gpus = 0;
+        if (cudaGetDeviceCount(&gpus) != cudaSuccess || gpus < 1) {
+            (void)cudaGetLastError();
+            gpus = 1;
+        }
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        return std::clamp(cores / (2 * unsigned(gpus)), kPipelineMinHostThreads, kPipelineMaxHostThreads);
+    }();
+    return n;
+}
+
 HostPipeline& shared_host_pipeline(int device) {
     static std::mutex mu;
     static std::map<int, HostPipeline*>* pipes = new std::map<int, HostPipeline*>();
     std::lock_guard<std::mutex> lk(mu);
     HostPipeline*& p = (*pipes)[device];
-    if (!p) p = new HostPipeline(device);  // kept until exit: CUDA may be gone by static destruction
+    if (!p) p = new HostPipeline(device, default_host_threads());  // kept until exit: CUDA may be gone by static destruction
     return *p;
 }
 

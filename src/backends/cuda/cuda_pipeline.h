@@ -52,7 +52,14 @@ namespace cuda {
 // staging threads) and bench/notes/engine-host-memory.md records what was measured.
 constexpr size_t kPipelineDefaultChunk = tuning::kCudaHostPipelineChunk;  // the CUDA tuning entries'
 constexpr int kPipelineDefaultDepth = tuning::kCudaHostPipelineDepth;
-constexpr unsigned kPipelineDefaultHostThreads = 4;
+// Staging threads per GPU (pageable buffers are copied through pinned staging on the
+// host, twice a byte): half the host's cores shared among its GPUs, 4 to 16 each. Four
+// a GPU held one GPU's pageable NO-OP to 11.7 GB/s and four GPUs' to 15.2 on a 64-core
+// H200 host, where 16 reached 27.6 and 31.0 (the host copy roof); eight was the best
+// swept on the 16-core H100 host (bench/notes/engine-host-memory.md).
+constexpr unsigned kPipelineMinHostThreads = 4;
+constexpr unsigned kPipelineMaxHostThreads = 16;
+unsigned default_host_threads();
 constexpr int kPipelineMaxDepth = 32;
 // Slots per device, shared by all runs (each holds chunk bytes of device memory and,
 // for pageable runs, the same again twice in pinned host memory).
@@ -86,7 +93,7 @@ struct PipelineRunInfo {
 
 class HostPipeline {
 public:
-    explicit HostPipeline(int device, unsigned host_threads = kPipelineDefaultHostThreads,
+    explicit HostPipeline(int device, unsigned host_threads = default_host_threads(),
                           int pool_slots = kPipelinePoolSlots);
     ~HostPipeline();
     HostPipeline(const HostPipeline&) = delete;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (see /work/.library/device): runs what
 # scripts/pack_device.sh packed into .device-build/, from the repository root.
-#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl opencl-ab tune tune-cuda opencl-first ncu-blocks compare kernels cpu file roundtrip engine small
+#   scripts/device_run.sh PHASE... (UNIT_TIMEOUT, CONF_TIMEOUT, BLOCK_BENCH_TIMEOUT: seconds a step) (tests unit conformance sanitize quick bench gpu blocks blocks-old opencl opencl-ab tune tune-cuda opencl-first ncu-blocks compare kernels cpu file roundtrip engine small multi
 #   profile variants suite python)
 # Everything goes to one log ($OUT/log.txt) and one archive of JSON/Markdown
 # results ($OUT/results.tar.gz): the tool returns at most 8 files.
@@ -119,6 +119,70 @@ for phase in "$@"; do
     }
     export -f rt
     step roundtrip 240 bash -c rt
+    ;;
+  multi)  # several GPUs: the engine's tests, each alone under a watchdog (a run past
+           # MULTI_TEST_TIMEOUT seconds leaves its threads' stacks, cuda-gdb attached, in
+           # <step>.stacks.txt); multi_gpu_bench on the first 1, 2, 4, ... GPUs; the container
+           # on a MULTI_FILE_GIB GiB file in memory on cuda:0, cuda:all, hybrid, beside cp
+    watched() {  # watched NAME TIMEOUT CMD...
+      local name=$1 t=$2 i pid rc; shift 2
+      echo "=== $name ($(date +%T))"
+      "$@" > "$R/$name.log" 2>&1 &
+      pid=$!
+      for ((i = 0; i < t; ++i)); do kill -0 "$pid" 2>/dev/null || break; sleep 1; done
+      if kill -0 "$pid" 2>/dev/null; then
+        timeout 60 cuda-gdb -batch -p "$pid" -ex "thread apply all bt" > "$R/$name.stacks.txt" 2>&1
+        kill -9 "$pid"; wait "$pid"; rc=124
+        grep -E "^#|^Thread" "$R/$name.stacks.txt" | head -n 150
+      else
+        wait "$pid"; rc=$?
+      fi
+      tail -n "${TAIL:-25}" "$R/$name.log"
+      echo "=== $name: rc=$rc"
+      tar -C "$W" -czf "$O/results.tar.gz" results
+    }
+    nvidia-smi topo -m > "$R/topo.txt" 2>&1; cat "$R/topo.txt"
+    lscpu > "$R/lscpu.txt" 2>&1; free -g > "$R/free.txt" 2>&1
+    ngpu=$(nvidia-smi -L | wc -l)
+    for s in ${MULTI_SHAPES:-gpus_2 hybrid_2 gpus_all hybrid_all gpus_1 hybrid_1}; do
+      watched "engine_$s" "${MULTI_TEST_TIMEOUT:-120}" bc_unit_tests --gtest_filter="*EngineGpus*/$s"
+    done
+    watched engine_cuda "${MULTI_TEST_TIMEOUT:-120}" bc_unit_tests --gtest_filter='EngineCuda.*'
+    for k in 1 2 4 8; do
+      ((k <= ngpu)) || break
+      TAIL=60 step "multi_gpu_bench_$k" 240 env CUDA_VISIBLE_DEVICES="$(seq -s, 0 $((k - 1)))" \
+        multi_gpu_bench --seconds "${MULTI_SECONDS:-0.7}" --json "$R/multi_gpu_bench_$k.json"
+    done
+    mf() {
+      set -e
+      f=/dev/shm/bc.in; g=/dev/shm/bc.out
+      head -c $((16 << 20)) /dev/urandom > /dev/shm/bc16m
+      for i in $(seq $((${MULTI_FILE_GIB:-8} * 64))); do cat /dev/shm/bc16m; done > $f
+      rm -f /dev/shm/bc.key && bulkcrypt keygen /dev/shm/bc.key
+      n=$(stat -c %s $f)
+      t() { local s=$(date +%s.%N); "$@"; awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN { print b - a }'; }
+      gbs() { awk -v n="$n" -v s="$1" 'BEGIN { printf "%.2f", n / s / 1e9 }'; }
+      for turn in 1 2; do
+        rm -f $g; s=$(t cp $f $g); echo "cp: $(gbs $s) GB/s"
+        rm -f $g; s=$(t bulkcrypt encrypt -q -j 8 -k /dev/shm/bc.key -a aes-256-gcm --device cuda:all $f $g)
+        echo "encrypt aes-256-gcm cuda:all -j 8: $(gbs $s) GB/s"
+        for d in cpu cuda:0 cuda:all hybrid; do
+          rm -f $g; s=$(t bulkcrypt encrypt -q -k /dev/shm/bc.key -a aes-256-gcm --device $d $f $g)
+          echo "encrypt aes-256-gcm $d: $(gbs $s) GB/s"
+          rm -f /dev/shm/bc.back; s=$(t bulkcrypt decrypt -q -k /dev/shm/bc.key --device $d $g /dev/shm/bc.back)
+          echo "decrypt aes-256-gcm $d: $(gbs $s) GB/s"
+          cmp $f /dev/shm/bc.back && echo "round trip on $d: identical"
+        done
+      done
+      # The container read from the file and sealed, written to /dev/null (bulkcrypt bench --file).
+      for d in cpu cuda:0 cuda:all; do
+        bulkcrypt bench -a aes-256-gcm --device $d --size 1G --file $f --json > "$R/multi_file_bench_${d/:/}.json"
+        echo "bench --file $d: $(sed -n 's/.*"file":{[^}]*"gb_per_s":\([0-9.]*\).*/\1/p' "$R/multi_file_bench_${d/:/}.json") GB/s"
+      done
+      rm -f /dev/shm/bc.*
+    }
+    export R; export -f mf
+    TAIL=40 step multi_file 300 bash -c mf
     ;;
   engine)  # issue 5: the engine alone (ENGINE_ARGS: default --quick, 64 MiB jobs)
     TAIL=80 step engine_bench 300 engine_bench ${ENGINE_ARGS:---quick} --json "$R/engine.json"

@@ -22,7 +22,8 @@ for f in "$build"/tests/bc_unit_tests "$build"/tests/bc_conformance "$build"/tes
   fi
   cp "$f" "$dst/bin/"
 done
-strip "$dst"/bin/* 2>/dev/null || true
+# KEEP_SYMBOLS=1 keeps the symbol tables (function names in cuda-gdb's stacks of a hung run).
+strip ${KEEP_SYMBOLS:+--strip-debug} "$dst"/bin/* 2>/dev/null || true
 for lib in libcrypto.so.3 libssl.so.3 libOpenCL.so.1 libfmt.so.9 libargon2.so.1; do
   p=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF}' | head -n 1) || true
   [ -n "$p" ] && cp -L "$p" "$dst/lib/"

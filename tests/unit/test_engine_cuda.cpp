@@ -259,33 +259,46 @@ std::unique_ptr<bc::Backend> gpu_engine(bool with_cpu, int ngpus, size_t chunk, 
 
 struct EngineShape {
     bool cpu;
-    int gpus;
+    int gpus;  // 0: every GPU present
 };
 
 class EngineGpus : public ::testing::TestWithParam<EngineShape> {};
 
 TEST_P(EngineGpus, EveryAlgorithmMatchesTheCpuBackend) {
     REQUIRE_GPU();
-    const EngineShape sh = GetParam();
+    EngineShape sh = GetParam();
+    if (sh.gpus == 0) {  // every GPU present, where that is more than the fixed shapes cover
+        if (gpu_count() < 3) GTEST_SKIP() << "skipped: " << gpu_count() << " CUDA device(s), covered by the 1- and 2-GPU shapes";
+        sh.gpus = gpu_count();
+    }
     if (gpu_count() < sh.gpus) GTEST_SKIP() << "skipped: " << sh.gpus << " CUDA devices needed, " << gpu_count() << " present";
     WrappedCtx test(gpu_engine(sh.cpu, sh.gpus, kChunk), sh.cpu ? "hybrid" : "cuda:all");
     RefCtx ref;
     DiffOptions o;
     o.chunk = kChunk;
-    o.extra_sizes = {(size_t(9) << 20) + 33};
     std::string skipped;
     const size_t n = diff_all(ref.ctx, test.ctx, o, &skipped);
     EXPECT_GE(n, 20u) << "skipped: " << skipped;
+    // Many pieces, shared by learned rates: 144 chunks on one algorithm of each kind of
+    // piece (counter, GCM, XTS units, CBC chains, stream offsets, Poly1305, a 64-bit block).
+    // Every algorithm at this size made the test minutes long, in the CPU reference.
+    o.extra_sizes = {(size_t(9) << 20) + 33};
+    for (const char* alg : {"aes-128-ctr", "aes-256-gcm", "aes-256-xts", "camellia-128-cbc", "chacha20",
+                            "chacha20-poly1305", "des-ede3-ctr"}) {
+        o.only = alg;
+        EXPECT_EQ(1u, diff_all(ref.ctx, test.ctx, o)) << alg;
+    }
     bc::EngineStats s;
     ASSERT_TRUE(bc::engine_stats(test.backend(), &s));
     for (size_t i = 0; i < s.pieces.size(); ++i) EXPECT_GT(s.pieces[i], 0u) << "worker " << i << " never ran";
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, EngineGpus,
-                         ::testing::Values(EngineShape{false, 1}, EngineShape{false, 2}, EngineShape{true, 1},
-                                           EngineShape{true, 2}),
+                         ::testing::Values(EngineShape{false, 1}, EngineShape{false, 2}, EngineShape{false, 0},
+                                           EngineShape{true, 1}, EngineShape{true, 2}, EngineShape{true, 0}),
                          [](const ::testing::TestParamInfo<EngineShape>& i) {
-                             return std::string(i.param.cpu ? "hybrid_" : "gpus_") + std::to_string(i.param.gpus);
+                             return std::string(i.param.cpu ? "hybrid_" : "gpus_") +
+                                    (i.param.gpus ? std::to_string(i.param.gpus) : std::string("all"));
                          });
 
 TEST(EngineCuda, DeviceStringsWithDefaultsMatchTheCpu) {
@@ -306,54 +319,105 @@ TEST(EngineCuda, DeviceStringsWithDefaultsMatchTheCpu) {
     }
 }
 
+// Device pointers on every GPU, not only the first: each call runs on the GPU that owns
+// its buffers (a raw cipher and both AEAD families; sealed there and opened there).
 TEST(EngineCuda, DeviceMemoryGoesToItsOwner) {
     REQUIRE_GPU();
     bc_context* ctx = nullptr;
     ASSERT_EQ(BC_OK, bc_context_create("cuda:all", nullptr, &ctx)) << bc_last_error();
     RefCtx ref;
-    Bytes key = rnd(16), iv = rnd(16), pt = rnd(3 * 1024 * 1024 + 48), want(pt.size()), got(pt.size());
-    CKey kt(ctx, "aes-128-ctr", key), kr(ref.ctx, "aes-128-ctr", key);
-    size_t n = 0;
-    ASSERT_EQ(BC_OK, bc_encrypt(kr.k, iv.data(), 16, pt.data(), pt.size(), want.data(), want.size(), &n, nullptr));
-    for (int d = 0; d < gpu_count(); ++d) {
-        SCOPED_TRACE("cuda:" + std::to_string(d));
-        ASSERT_EQ(cudaSuccess, cudaSetDevice(d));
-        uint8_t *din = nullptr, *dout = nullptr;
-        ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&din), pt.size()));
-        ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&dout), pt.size()));
-        ASSERT_EQ(cudaSuccess, cudaMemcpy(din, pt.data(), pt.size(), cudaMemcpyHostToDevice));
-        bc_params p = {};
-        p.memory = BC_MEMORY_DEVICE;
-        EXPECT_EQ(BC_OK, bc_encrypt(kt.k, iv.data(), 16, din, pt.size(), dout, pt.size(), &n, &p)) << bc_last_error();
-        ASSERT_EQ(cudaSuccess, cudaMemcpy(got.data(), dout, pt.size(), cudaMemcpyDeviceToHost));
-        EXPECT_EQ(want, got);
-        cudaFree(din);
-        cudaFree(dout);
+    const Bytes pt = rnd(3 * 1024 * 1024 + 48), aad = rnd(29);
+    for (const char* alg : {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"}) {
+        bc_algorithm_info info{};
+        ASSERT_EQ(BC_OK, bc_algorithm_query(alg, &info));
+        const bool aead = info.kind == BC_KIND_AEAD;
+        const Bytes key = rnd(info.key_size), iv = rnd(info.iv_size);
+        CKey kt(ctx, alg, key), kr(ref.ctx, alg, key);
+        Bytes want(pt.size()), want_tag(16), got(pt.size()), tag(16), back(pt.size());
+        size_t n = 0;
+        if (aead)
+            ASSERT_EQ(BC_OK, bc_aead_seal_detached(kr.k, iv.data(), iv.size(), aad.data(), aad.size(), pt.data(),
+                                                   pt.size(), want.data(), want_tag.data(), 16, nullptr));
+        else
+            ASSERT_EQ(BC_OK, bc_encrypt(kr.k, iv.data(), iv.size(), pt.data(), pt.size(), want.data(), want.size(),
+                                        &n, nullptr));
+        for (int d = 0; d < gpu_count(); ++d) {
+            SCOPED_TRACE(std::string(alg) + " on cuda:" + std::to_string(d));
+            ASSERT_EQ(cudaSuccess, cudaSetDevice(d));
+            uint8_t *din = nullptr, *dout = nullptr;
+            ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&din), pt.size()));
+            ASSERT_EQ(cudaSuccess, cudaMalloc(reinterpret_cast<void**>(&dout), pt.size()));
+            ASSERT_EQ(cudaSuccess, cudaMemcpy(din, pt.data(), pt.size(), cudaMemcpyHostToDevice));
+            bc_params p = {};
+            p.memory = BC_MEMORY_DEVICE;
+            if (aead) {
+                EXPECT_EQ(BC_OK, bc_aead_seal_detached(kt.k, iv.data(), iv.size(), aad.data(), aad.size(), din,
+                                                       pt.size(), dout, tag.data(), 16, &p))
+                    << bc_last_error();
+                EXPECT_EQ(want_tag, tag);
+            } else {
+                EXPECT_EQ(BC_OK, bc_encrypt(kt.k, iv.data(), iv.size(), din, pt.size(), dout, pt.size(), &n, &p))
+                    << bc_last_error();
+            }
+            ASSERT_EQ(cudaSuccess, cudaMemcpy(got.data(), dout, pt.size(), cudaMemcpyDeviceToHost));
+            EXPECT_EQ(want, got);
+            if (aead) {  // and back, on the same GPU, into the input's buffer
+                EXPECT_EQ(BC_OK, bc_aead_open_detached(kt.k, iv.data(), iv.size(), aad.data(), aad.size(), dout,
+                                                       pt.size(), tag.data(), 16, din, &p))
+                    << bc_last_error();
+                ASSERT_EQ(cudaSuccess, cudaMemcpy(back.data(), din, pt.size(), cudaMemcpyDeviceToHost));
+                EXPECT_EQ(pt, back);
+            }
+            cudaFree(din);
+            cudaFree(dout);
+        }
     }
     bc_context_destroy(ctx);
 }
 
+// One GPU failing mid-job (the engine's fault hook scribbles over its piece, then fails):
+// the other workers finish the job, byte-identical to the CPU backend. With the CPU and
+// one GPU; where there are two GPUs or more, also every GPU without the CPU (the first
+// GPU fails, the others finish) and every GPU with the CPU (the second GPU fails).
 TEST(EngineCuda, GpuWorkerFailingMidJob) {
     REQUIRE_GPU();
+    struct Shape {
+        bool cpu;
+        int gpus;
+        int failing;  // worker index: the CPU, when there, is worker 0
+    };
+    std::vector<Shape> shapes = {{true, 1, 1}};
+    if (gpu_count() >= 2) shapes.push_back({false, gpu_count(), 0}), shapes.push_back({true, gpu_count(), 2});
     RefCtx ref;
-    for (const char* alg : {"aes-128-ctr", "aes-256-gcm"}) {
-        SCOPED_TRACE(alg);
-        WrappedCtx test(gpu_engine(true, 1, kChunk, 1), "hybrid");
-        const bc::Algorithm* a = bc::find_algorithm(alg);
-        Bytes key = rnd(a->key_size), iv = rnd(a->iv_size), pt = rnd(64 * kChunk + 5);
-        CKey kt(test.ctx, alg, key), kr(ref.ctx, alg, key);
-        Bytes want(pt.size() + 16), got(pt.size() + 16);
-        size_t nw = 0, ng = 0;
-        if (a->kind == BC_KIND_AEAD) {
-            ASSERT_EQ(BC_OK, bc_aead_seal(kr.k, iv.data(), iv.size(), nullptr, 0, pt.data(), pt.size(), want.data(),
-                                          want.size(), &nw, 0, nullptr));
-            ASSERT_EQ(BC_OK, bc_aead_seal(kt.k, iv.data(), iv.size(), nullptr, 0, pt.data(), pt.size(), got.data(),
-                                          got.size(), &ng, 0, nullptr));
-        } else {
-            ASSERT_EQ(BC_OK, bc_encrypt(kr.k, iv.data(), 16, pt.data(), pt.size(), want.data(), want.size(), &nw, nullptr));
-            ASSERT_EQ(BC_OK, bc_encrypt(kt.k, iv.data(), 16, pt.data(), pt.size(), got.data(), got.size(), &ng, nullptr));
+    for (const Shape& sh : shapes) {
+        for (const char* alg : {"aes-128-ctr", "aes-256-gcm", "chacha20-poly1305"}) {
+            SCOPED_TRACE(std::string(alg) + (sh.cpu ? " cpu + " : " ") + std::to_string(sh.gpus) +
+                         " GPU(s), worker " + std::to_string(sh.failing) + " failing");
+            WrappedCtx test(gpu_engine(sh.cpu, sh.gpus, kChunk, sh.failing), sh.cpu ? "hybrid" : "cuda:all");
+            const bc::Algorithm* a = bc::find_algorithm(alg);
+            Bytes key = rnd(a->key_size), iv = rnd(a->iv_size), pt = rnd(64 * kChunk + 5);
+            CKey kt(test.ctx, alg, key), kr(ref.ctx, alg, key);
+            Bytes want(pt.size() + 16), got(pt.size() + 16);
+            size_t nw = 0, ng = 0;
+            if (a->kind == BC_KIND_AEAD) {
+                ASSERT_EQ(BC_OK, bc_aead_seal(kr.k, iv.data(), iv.size(), nullptr, 0, pt.data(), pt.size(),
+                                              want.data(), want.size(), &nw, 0, nullptr));
+                ASSERT_EQ(BC_OK, bc_aead_seal(kt.k, iv.data(), iv.size(), nullptr, 0, pt.data(), pt.size(),
+                                              got.data(), got.size(), &ng, 0, nullptr))
+                    << bc_last_error();
+            } else {
+                ASSERT_EQ(BC_OK, bc_encrypt(kr.k, iv.data(), 16, pt.data(), pt.size(), want.data(), want.size(), &nw,
+                                            nullptr));
+                ASSERT_EQ(BC_OK, bc_encrypt(kt.k, iv.data(), 16, pt.data(), pt.size(), got.data(), got.size(), &ng,
+                                            nullptr))
+                    << bc_last_error();
+            }
+            EXPECT_EQ(want, got);
+            bc::EngineStats s;
+            ASSERT_TRUE(bc::engine_stats(test.backend(), &s));
+            EXPECT_GE(s.failures, 1u) << "the failing worker never failed";
+            EXPECT_GE(s.requeued, 1u) << "no failed piece went to another worker";
         }
-        EXPECT_EQ(want, got);
     }
 }
 

@@ -103,6 +103,18 @@ void parallel_copy(uint8_t* dst, const uint8_t* src, size_t n, unsigned threads)
 
 double gbps(uint64_t bytes, double seconds) { return seconds > 0 ? double(bytes) / seconds / 1e9 : 0; }
 
+// MemAvailable of /proc/meminfo in bytes (0: unknown).
+uint64_t available_memory() {
+    std::FILE* f = std::fopen("/proc/meminfo", "r");
+    if (!f) return 0;
+    char line[256];
+    unsigned long long kib = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "MemAvailable: %llu kB", &kib) == 1) break;
+    std::fclose(f);
+    return uint64_t(kib) * 1024;
+}
+
 }  // namespace
 
 int cmd_bench(const BenchOptions& opt) {
@@ -152,6 +164,13 @@ int cmd_bench(const BenchOptions& opt) {
 
     const size_t n = static_cast<size_t>(size);
     const size_t tag = aead ? info.tag_size : 0;
+    // Refused up front rather than killed by the kernel's out-of-memory handler half way.
+    const uint64_t needed = (aead && opt.decrypt ? 3 : 2) * (uint64_t(n) + tag + 16);
+    const uint64_t available = available_memory();
+    if (available > 0 && needed > available)
+        fail(kExitUsage, fmt::format("--size {}: the buffers need {} of memory and {} is available: use a "
+                                     "smaller --size", human_bytes(double(size)), human_bytes(double(needed)),
+                                     human_bytes(double(available))));
     RawBuffer in(n + tag), out(n + tag + 16), ct(aead && opt.decrypt ? n + tag : 0);
     fill_pattern(in.data(), n);
     std::memset(out.data(), 0, out.size());
@@ -226,6 +245,9 @@ int cmd_bench(const BenchOptions& opt) {
         t_one = measure(one_shot, opt.seconds, opt.min_runs);
     }
     const double noop_gbps = t_noop.runs.empty() ? 0 : gbps(size, t_noop.median());
+    const char* noop_missing = with_noop && noop_status == BC_ERR_NOT_SUPPORTED
+                                   ? "this backend has no NO-OP pass (transfers alone): not measured"
+                                   : nullptr;
     const size_t cpu_threshold = bc_context_cpu_threshold(ctx.ctx);
 
     // The container's path: independent segments sealed by a pool of threads.
@@ -332,6 +354,8 @@ int cmd_bench(const BenchOptions& opt) {
         j["roof_host_memcpy"] = {{"gb_per_s", gbps(size, t_copy.median())}, {"threads", copy_threads}};
         if (noop_gbps > 0)
             j["noop"] = {{"gb_per_s", noop_gbps}, {"fraction", gbps(size, t_one.median()) / noop_gbps}};
+        else if (noop_missing)
+            j["noop"] = {{"skipped", noop_missing}};
         j["cpu_threshold_bytes"] = cpu_threshold;
         j["memory"] = on_device ? "device" : "host";
         if (on_device) j["roof_device_copy"] = {{"gb_per_s", t_dcopy > 0 ? gbps(size, t_dcopy) : -1.0}};
@@ -366,6 +390,8 @@ int cmd_bench(const BenchOptions& opt) {
     if (noop_gbps > 0)
         fmt::print("  NO-OP, same path   {:9.2f} GB/s  (the data through the same path, no cipher, in turns with "
                    "the call: the call at {:.0f}% of it)\n", noop_gbps, 100 * gbps(size, t_one.median()) / noop_gbps);
+    else if (noop_missing)
+        fmt::print("  NO-OP, same path   (skipped: {})\n", noop_missing);
     fmt::print("  roof: host memcpy  {:9.2f} GB/s  ({} threads, same buffers)\n", gbps(size, t_copy.median()),
                copy_threads);
     if (cpu_threshold > 0)

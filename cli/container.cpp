@@ -146,6 +146,10 @@ SecureBytes master_for_encrypt(const ContainerOptions& opt, KdfParams& kdf) {
     }
     if (opt.kdf == KdfId::KeyFile) fail(kExitUsage, "--kdf needs a passphrase KDF (scrypt or argon2id)");
     kdf = new_kdf_params(opt.kdf, opt.kdf_params);
+    const std::string weak = kdf_weakness(kdf);
+    if (!weak.empty() && !opt.weak_kdf)
+        fail(kExitUsage, fmt::format("--kdf-params: {}, which a guessing attack finds cheap: add --weak-kdf "
+                                     "to write it anyway", weak));
     SecureBytes pass = opt.passphrase_file.empty() ? prompt_passphrase(true)
                                                    : read_passphrase_file(opt.passphrase_file);
     return derive_from_passphrase(kdf, pass);
@@ -166,6 +170,7 @@ SecureBytes master_for_decrypt(const ContainerOptions& opt, const KdfParams& kdf
     if (!opt.key_file.empty())
         fail(kExitAuth, fmt::format("this file was encrypted with a passphrase ({}), not a key file: use "
                                     "--passphrase-file or the prompt", kdf_name(kdf.id)));
+    check_kdf_limits(kdf, opt.kdf_limits);  // before asking for the passphrase
     SecureBytes pass = opt.passphrase_file.empty() ? prompt_passphrase(false)
                                                    : read_passphrase_file(opt.passphrase_file);
     return derive_from_passphrase(kdf, pass);
@@ -293,6 +298,12 @@ ContainerSummary encrypt_container(const ContainerOptions& opt, const std::strin
                       opt.progress && Progress::stderr_is_tty());
     const double t0 = now_seconds();
     PipelineResult r = run_pipeline(in, out, spec, seal, &progress);
+    // A file written to while it was read was sealed as a mix of old and new contents: no
+    // file is made of that (the temporary output goes), and the run fails.
+    const std::string changed = in.changed_since_open();
+    if (!changed.empty())
+        fail(kExitIo, fmt::format("{} changed while it was read ({}): nothing written; encrypt it again once "
+                                  "it is no longer being written", in.name(), changed));
     if (out.random_access()) out.truncate(s.header.size() + r.out_bytes);
     out.commit(opt.sync);
     const double seconds = now_seconds() - t0;
@@ -300,12 +311,11 @@ ContainerSummary encrypt_container(const ContainerOptions& opt, const std::strin
     return report(opt, "encrypt", s, out, r, s.header.size(), seconds, spec);
 }
 
-ContainerSummary decrypt_container(const ContainerOptions& opt, const std::string& in_path,
-                                   const std::string& out_path) {
-    Input in;
-    in.open(in_path);
+namespace {
 
-    Session s;
+// Reads and checks the header (docs/format.md) into s; everything in it is untrusted
+// until the first segment authenticates under it.
+void read_header(Input& in, Session& s) {
     uint8_t fixed[kFixedHeader];
     size_t got = in.read_full(fixed, kFixedHeader);
     if (got < sizeof kMagic || std::memcmp(fixed, kMagic, sizeof kMagic) != 0)
@@ -332,6 +342,25 @@ ContainerSummary decrypt_container(const ContainerOptions& opt, const std::strin
     s.kdf = decode_kdf_params(kdf_id, rest.data() + s.nonce_prefix.size(), kdf_len);
     s.header.assign(fixed, fixed + kFixedHeader);
     s.header.insert(s.header.end(), rest.begin(), rest.end());
+}
+
+// The plaintext length a file of `size` bytes holds, from its segment layout; false when
+// the layout cannot be a whole file (its last segment shorter than a tag).
+bool plaintext_size(const Session& s, uint64_t size, uint64_t* out) {
+    if (size <= s.header.size()) return false;
+    const uint64_t body = size - s.header.size(), stride = uint64_t(s.segment_size) + kTagSize;
+    const uint64_t n = (body + stride - 1) / stride;
+    if (body - (n - 1) * stride < kTagSize) return false;
+    *out = body - n * kTagSize;
+    return true;
+}
+
+ContainerSummary decrypt_to(const ContainerOptions& opt, const std::string& in_path, const std::string& out_path,
+                            bool verify_only) {
+    Input in;
+    in.open(in_path);
+    Session s;
+    read_header(in, s);
     query_algorithm(s, s.alg->name, kExitDevice);
 
     SecureBytes master = master_for_decrypt(opt, s.kdf);
@@ -343,17 +372,13 @@ ContainerSummary decrypt_container(const ContainerOptions& opt, const std::strin
     master.wipe();
 
     Output out;
-    out.open(out_path, opt.force);
+    out.open(out_path, opt.force || verify_only);
 
     PipelineSpec spec = make_spec(opt, s.segment_size + kTagSize, s.segment_size);
     spec.in_base = s.header.size();
     spec.wipe_out = true;
-    if (in.random_access() && in.size() > s.header.size()) {
-        const uint64_t body = in.size() - s.header.size();
-        const uint64_t n = (body + s.segment_size + kTagSize - 1) / (s.segment_size + kTagSize);
-        const uint64_t last = body - (n - 1) * (s.segment_size + kTagSize);
-        if (last >= kTagSize) spec.out_total = body - n * kTagSize;  // else: fails as truncated
-    }
+    uint64_t plain = 0;
+    if (in.random_access() && plaintext_size(s, in.size(), &plain)) spec.out_total = plain;  // else: fails as truncated
 
     const SegmentFn open = [&s](Segment& seg) {
         if (seg.in_len < kTagSize)
@@ -374,14 +399,79 @@ ContainerSummary decrypt_container(const ContainerOptions& opt, const std::strin
     };
 
     const uint64_t total = in.random_access() && in.size() > s.header.size() ? in.size() - s.header.size() : 0;
-    Progress progress("decrypt", total, opt.progress && Progress::stderr_is_tty());
+    const char* op = verify_only ? "verify" : "decrypt";
+    Progress progress(op, total, opt.progress && Progress::stderr_is_tty());
     const double t0 = now_seconds();
     PipelineResult r = run_pipeline(in, out, spec, open, &progress);
     if (out.random_access()) out.truncate(r.out_bytes);
     out.commit(opt.sync);
     const double seconds = now_seconds() - t0;
     progress.finish();
-    return report(opt, "decrypt", s, out, r, s.header.size(), seconds, spec);
+    return report(opt, op, s, out, r, s.header.size(), seconds, spec);
+}
+
+}  // namespace
+
+ContainerSummary decrypt_container(const ContainerOptions& opt, const std::string& in_path,
+                                   const std::string& out_path) {
+    return decrypt_to(opt, in_path, out_path, false);
+}
+
+ContainerSummary verify_container(const ContainerOptions& opt, const std::string& in_path) {
+    // The plaintext goes nowhere: /dev/null is written in order, like a pipe.
+    return decrypt_to(opt, in_path, "/dev/null", true);
+}
+
+void inspect_container(const std::string& in_path, bool json) {
+    Input in;
+    in.open(in_path);
+    Session s;
+    read_header(in, s);
+    uint64_t plain = 0;
+    const bool sized = in.random_access() && plaintext_size(s, in.size(), &plain);
+    const uint64_t segments = sized ? std::max<uint64_t>(1, (plain + s.segment_size - 1) / s.segment_size) : 0;
+    if (json) {
+        nlohmann::json j;
+        j["file"] = in.name();
+        j["format_version"] = kVersion;
+        j["algorithm"] = s.alg->name;
+        j["segment_size"] = s.segment_size;
+        j["header_bytes"] = s.header.size();
+        j["kdf"] = kdf_name(s.kdf.id);
+        if (s.kdf.id == KdfId::Scrypt) j["kdf_params"] = {{"logN", s.kdf.log_n}, {"r", s.kdf.r}, {"p", s.kdf.p}};
+        if (s.kdf.id == KdfId::Argon2id)
+            j["kdf_params"] = {{"t", s.kdf.t_cost}, {"m_kib", s.kdf.m_kib}, {"p", s.kdf.lanes}};
+        if (s.kdf.id != KdfId::KeyFile) {
+            j["kdf_memory_bytes"] = kdf_memory(s.kdf);
+            j["kdf_passes"] = kdf_passes(s.kdf);
+        }
+        j["recipients"] = 0;
+        if (sized) {
+            j["plaintext_bytes"] = plain;
+            j["segments"] = segments;
+        } else {
+            j["plaintext_bytes"] = nullptr;
+        }
+        j["file_bytes"] = in.random_access() ? nlohmann::json(in.size()) : nlohmann::json(nullptr);
+        std::printf("%s\n", j.dump().c_str());
+        return;
+    }
+    std::printf("file            %s\n", in.name().c_str());
+    std::printf("format version  %u\n", unsigned(kVersion));
+    std::printf("algorithm       %s\n", s.alg->name);
+    std::printf("segment size    %u bytes\n", s.segment_size);
+    if (s.kdf.id == KdfId::KeyFile)
+        std::printf("key             a key file (-k)\n");
+    else
+        std::printf("key             a passphrase: %s (%s of memory, %u passes)\n", kdf_description(s.kdf).c_str(),
+                    human_bytes(double(kdf_memory(s.kdf))).c_str(), kdf_passes(s.kdf));
+    std::printf("recipients      0\n");
+    if (sized)
+        std::printf("plaintext       %llu bytes in %llu segment(s) (from the file's size; verify checks it)\n",
+                    static_cast<unsigned long long>(plain), static_cast<unsigned long long>(segments));
+    else
+        std::printf("plaintext       unknown (%s)\n",
+                    in.random_access() ? "the file is shorter than its layout allows: truncated" : "not a regular file");
 }
 
 }  // namespace bcli

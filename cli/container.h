@@ -24,6 +24,8 @@ struct ContainerOptions {
     bool sync = false;
     bool json = false;
     bool progress = true;            // when stderr is a terminal
+    KdfLimits kdf_limits;            // reading: the passphrase KDF cost a file may ask for
+    bool weak_kdf = false;           // writing: accept KDF settings under the floor (kdf_weakness)
     // A master key given directly (bench): used instead of -k / passphrases.
     const uint8_t* master_key = nullptr;
 };
@@ -45,6 +47,11 @@ ContainerSummary encrypt_container(const ContainerOptions& opt, const std::strin
                                    const std::string& out_path);
 ContainerSummary decrypt_container(const ContainerOptions& opt, const std::string& in_path,
                                    const std::string& out_path);
+// bulkcrypt verify: decrypts every segment and checks the end of the stream, keeping
+// nothing (exit 0, or the authentication code at the first segment that fails).
+ContainerSummary verify_container(const ContainerOptions& opt, const std::string& in_path);
+// bulkcrypt inspect: the header, read without a key (printed as text or JSON).
+void inspect_container(const std::string& in_path, bool json);
 
 // The container's algorithms, for `bulkcrypt list`: its id or 0.
 uint8_t container_algorithm_id(const std::string& name);

@@ -167,6 +167,8 @@ void Input::open(const std::string& path) {
     if (S_ISREG(st.st_mode)) {
         random_access_ = true;
         size_ = static_cast<uint64_t>(st.st_size);
+        mtime_sec_ = static_cast<int64_t>(st.st_mtim.tv_sec);
+        mtime_nsec_ = static_cast<int64_t>(st.st_mtim.tv_nsec);
         posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
         if (size_ > 0 && size_ <= SIZE_MAX && std::getenv("BULKCRYPT_NO_MMAP") == nullptr) {
             void* p = mmap(nullptr, static_cast<size_t>(size_), PROT_READ, MAP_SHARED, fd_, 0);
@@ -176,6 +178,16 @@ void Input::open(const std::string& path) {
             }
         }
     }
+}
+
+std::string Input::changed_since_open() const {
+    if (!random_access_) return {};
+    struct stat st;
+    if (fstat(fd_, &st) != 0) return fmt::format("cannot stat it again: {}", errno_text(errno));
+    if (static_cast<uint64_t>(st.st_size) != size_)
+        return fmt::format("its size went from {} to {} bytes", size_, static_cast<uint64_t>(st.st_size));
+    if (st.st_mtim.tv_sec != mtime_sec_ || st.st_mtim.tv_nsec != mtime_nsec_) return "it was modified";
+    return {};
 }
 
 size_t Input::read_full(uint8_t* buf, size_t n) {

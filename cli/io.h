@@ -41,8 +41,12 @@ public:
     // Releases the mapped pages of [offset, offset + n) from this process (the
     // page cache keeps them), so resident memory stays bounded.
     void release_mapped(uint64_t offset, uint64_t n) const;
+    // A regular file written to since open() (its size or modification time moved): why,
+    // or empty. What was read may mix old and new contents.
+    std::string changed_since_open() const;
 
 private:
+    int64_t mtime_sec_ = 0, mtime_nsec_ = 0;
     const uint8_t* map_ = nullptr;
     int fd_ = -1;
     bool owned_ = false;

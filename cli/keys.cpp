@@ -181,6 +181,45 @@ KdfParams decode_kdf_params(KdfId id, const uint8_t* p, size_t n) {
     return k;
 }
 
+uint64_t kdf_memory(const KdfParams& k) {
+    if (k.id == KdfId::Scrypt) return scrypt_table(k);
+    if (k.id == KdfId::Argon2id) return uint64_t(k.m_kib) * 1024;
+    return 0;
+}
+
+uint32_t kdf_passes(const KdfParams& k) {
+    if (k.id == KdfId::Scrypt) return 2 * k.p;
+    if (k.id == KdfId::Argon2id) return k.t_cost;
+    return 0;
+}
+
+std::string kdf_description(const KdfParams& k) {
+    if (k.id == KdfId::Scrypt) return fmt::format("scrypt logN={} r={} p={}", k.log_n, k.r, k.p);
+    if (k.id == KdfId::Argon2id) return fmt::format("argon2id t={} m={} KiB p={}", k.t_cost, k.m_kib, k.lanes);
+    return "key file";
+}
+
+void check_kdf_limits(const KdfParams& k, const KdfLimits& limits) {
+    if (k.id == KdfId::KeyFile) return;
+    if (kdf_memory(k) > limits.max_memory)
+        fail(kExitUsage, fmt::format("the file's passphrase KDF ({}) needs {} of memory, over this reader's {} "
+                                     "bound: raise it with --max-kdf-memory if you trust the file",
+                                     kdf_description(k), human_bytes(double(kdf_memory(k))),
+                                     human_bytes(double(limits.max_memory))));
+    if (kdf_passes(k) > limits.max_passes)
+        fail(kExitUsage, fmt::format("the file's passphrase KDF ({}) makes {} passes over its memory, over this "
+                                     "reader's bound of {}: raise it with --max-kdf-passes if you trust the file",
+                                     kdf_description(k), kdf_passes(k), limits.max_passes));
+}
+
+std::string kdf_weakness(const KdfParams& k) {
+    if (k.id == KdfId::Scrypt && k.log_n < 15)
+        return fmt::format("scrypt logN={} is under 15 (32 MiB with r=8)", k.log_n);
+    if (k.id == KdfId::Argon2id && k.m_kib < 19 * 1024)
+        return fmt::format("argon2id m={} KiB is under 19 MiB", k.m_kib);
+    return {};
+}
+
 SecureBytes derive_from_passphrase(const KdfParams& k, const SecureBytes& passphrase) {
     SecureBytes out(kMasterKeySize);
     if (k.id == KdfId::Scrypt) {

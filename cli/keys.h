@@ -42,6 +42,25 @@ KdfParams new_kdf_params(KdfId id, const std::string& overrides);
 std::vector<uint8_t> encode_kdf_params(const KdfParams& k);
 KdfParams decode_kdf_params(KdfId id, const uint8_t* p, size_t n);
 
+// What deriving the key costs: the memory it allocates (scrypt 128·r·N, Argon2id m KiB)
+// and its passes over that memory (scrypt 2·p, Argon2id t).
+uint64_t kdf_memory(const KdfParams& k);
+uint32_t kdf_passes(const KdfParams& k);
+// "scrypt logN=17 r=8 p=1" / "argon2id t=3 m=65536 KiB p=4"; "key file" for none.
+std::string kdf_description(const KdfParams& k);
+
+// The reader's bounds on that cost (below the format's own bounds): a file may ask for
+// up to 4 GiB and many passes, which costs tens of seconds before any check can fail.
+struct KdfLimits {
+    uint64_t max_memory = uint64_t(1) << 30;  // --max-kdf-memory
+    uint32_t max_passes = 16;                 // --max-kdf-passes
+};
+// Fails (usage code) naming the option that raises the bound.
+void check_kdf_limits(const KdfParams& k, const KdfLimits& limits);
+// A writer's floor: scrypt under logN 15 or Argon2id under 19 MiB (RFC 9106's lowest
+// recommended memory is 19 MiB at t=2) needs --weak-kdf. Empty when strong enough.
+std::string kdf_weakness(const KdfParams& k);
+
 // The 32-byte master key from a passphrase.
 SecureBytes derive_from_passphrase(const KdfParams& k, const SecureBytes& passphrase);
 

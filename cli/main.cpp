@@ -5,8 +5,11 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "common.h"
 #include "container.h"
@@ -30,8 +33,19 @@ struct CryptArgs {
     std::string sector_size;
     std::string chunk;
     bool quiet = false;
+    bool force_tty = false;
+    std::string max_kdf_memory = "1G";
     std::string in = "-", out = "-";
 };
+
+// Options of every command that reads a container with a key: decrypt and verify.
+void add_reader_options(CLI::App* cmd, CryptArgs& a) {
+    cmd->add_option("--max-kdf-memory", a.max_kdf_memory,
+                    "refuse files whose passphrase KDF needs more memory than this (default 1G)");
+    cmd->add_option("--max-kdf-passes", a.c.kdf_limits.max_passes,
+                    "refuse files whose passphrase KDF makes more passes over its memory (default 16: scrypt 2p, "
+                    "argon2id t)");
+}
 
 void add_crypt_options(CLI::App* cmd, CryptArgs& a, bool encrypting) {
     cmd->add_option("IN", a.in, "input file, - for stdin")->required(false);
@@ -57,6 +71,12 @@ void add_crypt_options(CLI::App* cmd, CryptArgs& a, bool encrypting) {
         cmd->add_option("--kdf-params", a.c.kdf_params,
                         "scrypt: logN=17,r=8,p=1 (default); argon2id: t=3,m=65536,p=4 (default, m in KiB)");
         cmd->add_option("--segment-size", a.segment_size, "plaintext bytes per segment (default 4M)");
+        cmd->add_flag("--weak-kdf", a.c.weak_kdf,
+                      "accept --kdf-params under the floor (scrypt logN 15, argon2id 19 MiB)");
+        cmd->add_flag("--force-tty", a.force_tty,
+                      "read plaintext from a terminal or write ciphertext to one (else refused unless - is given)");
+    } else {
+        add_reader_options(cmd, a);
     }
     cmd->add_flag("--raw", a.raw, "raw mode: no container, the algorithm applied to the input as is");
     cmd->add_option("--key-hex", a.r.key_hex, "raw mode: the key in hex");
@@ -76,22 +96,35 @@ void refuse_ignored(const CLI::App* cmd, const CryptArgs& a, bool decrypt) {
     std::string which;
     if (a.raw) {
         // (encrypt's container options: decrypt has only --max-memory of them)
-        const std::vector<const char*> container = decrypt ? std::vector<const char*>{"--max-memory"}
-                                                           : std::vector<const char*>{"--segment-size", "--kdf",
-                                                                                      "--kdf-params", "--max-memory"};
+        const std::vector<const char*> container =
+            decrypt ? std::vector<const char*>{"--max-memory", "--max-kdf-memory", "--max-kdf-passes"}
+                    : std::vector<const char*>{"--segment-size", "--kdf", "--kdf-params", "--max-memory", "--weak-kdf"};
         for (const char* o : container)
             if (given(o)) which = o, why = "has no meaning in --raw mode (no container)";
     } else if (decrypt) {
         if (given("--algorithm")) which = "-a", why = "is not taken by decrypt: the file names its algorithm";
     } else if (!a.c.key_file.empty()) {
-        for (const char* o : {"--kdf", "--kdf-params"})
+        for (const char* o : {"--kdf", "--kdf-params", "--weak-kdf"})
             if (given(o)) which = o, why = "is for passphrases, not key files";
     }
     if (why) fail(kExitUsage, fmt::format("{} {}", which, why));
 }
 
+// Ciphertext on a terminal is garbage on the screen, and plaintext typed at one is rarely
+// meant: encrypt refuses both unless - was given explicitly or --force-tty.
+void refuse_terminals(const CLI::App* cmd, const CryptArgs& a, bool decrypt) {
+    if (decrypt || a.force_tty) return;
+    if (a.in == "-" && cmd->count("IN") == 0 && isatty(0))
+        fail(kExitUsage, "refusing to read plaintext from the terminal: give IN (a file, or - for stdin), or "
+                         "--force-tty");
+    if (a.out == "-" && cmd->count("OUT") == 0 && isatty(1))
+        fail(kExitUsage, "refusing to write ciphertext to the terminal: give OUT (a file, or - for stdout), or "
+                         "--force-tty");
+}
+
 void run_crypt(CryptArgs& a, bool decrypt, const CLI::App* cmd) {
     refuse_ignored(cmd, a, decrypt);
+    refuse_terminals(cmd, a, decrypt);
     if (a.raw) {
         if (!a.c.passphrase_file.empty()) fail(kExitUsage, "--raw takes --key-hex or --key-file, not a passphrase");
         RawOptions& r = a.r;
@@ -113,6 +146,7 @@ void run_crypt(CryptArgs& a, bool decrypt, const CLI::App* cmd) {
     ContainerOptions& c = a.c;
     c.progress = !a.quiet;
     c.max_memory = parse_size(a.max_memory, "--max-memory");
+    if (decrypt) c.kdf_limits.max_memory = parse_size(a.max_kdf_memory, "--max-kdf-memory");
     if (!decrypt) {
         c.segment_size = parse_size(a.segment_size, "--segment-size");
         if (a.kdf == "scrypt") c.kdf = KdfId::Scrypt;
@@ -149,6 +183,31 @@ int main(int argc, char** argv) {
                 "  bulkcrypt decrypt -k backup.key data.tar.bc data.tar\n"
                 "  bulkcrypt decrypt -k backup.key data.tar.bc - | tar x        (check the exit status)\n"
                 "  bulkcrypt decrypt --passphrase-file pw.txt notes.bc notes.txt");
+
+    CryptArgs ver_args;
+    CLI::App* verify = app.add_subcommand("verify", "check every segment and the end of a bulkcrypt file, writing "
+                                                    "nothing (exit 0, or 3 at the first failure)");
+    verify->add_option("IN", ver_args.in, "the file to check, - for stdin")->required();
+    verify->add_option("-k,--key-file", ver_args.c.key_file, "key file (32 raw bytes or 64 hex digits)");
+    verify->add_option("--passphrase-file", ver_args.c.passphrase_file,
+                       "read the passphrase from the first line of this file (default: ask on the terminal)");
+    verify->add_option("--device", ver_args.c.device, "auto (default), cpu, cuda:N, cuda:all, hybrid, opencl:N");
+    verify->add_option("--options", ver_args.c.options, "library options, e.g. threads=8");
+    verify->add_option("-j,--jobs", ver_args.c.jobs, "worker threads calling the library (default: hardware threads)");
+    verify->add_option("--max-memory", ver_args.max_memory, "bound on the segment buffers in flight (default 1G)");
+    verify->add_flag("--json", ver_args.c.json, "print a JSON summary");
+    verify->add_flag("-q,--quiet", ver_args.quiet, "no progress bar");
+    add_reader_options(verify, ver_args);
+    verify->footer("\nExamples:\n"
+                   "  bulkcrypt verify -k backup.key data.tar.bc\n"
+                   "  for f in /backups/*.bc; do bulkcrypt verify -q -k backup.key \"$f\" || echo \"BAD: $f\"; done");
+
+    std::string inspect_in;
+    bool inspect_json = false;
+    CLI::App* inspect = app.add_subcommand("inspect", "print a bulkcrypt file's header, no key needed");
+    inspect->add_option("IN", inspect_in, "the file, - for stdin")->required();
+    inspect->add_flag("--json", inspect_json, "JSON output");
+    inspect->footer("\nExamples:\n  bulkcrypt inspect data.tar.bc\n  bulkcrypt inspect --json data.tar.bc");
 
     std::string keygen_out;
     std::string keygen_size = "32";
@@ -233,9 +292,33 @@ int main(int argc, char** argv) {
         return rc == 0 ? kExitOk : kExitUsage;
     }
 
+    // --json: a failure is a JSON object too, where the summary would have gone.
+    const bool json = (enc->parsed() && enc_args.c.json) || (dec->parsed() && dec_args.c.json) ||
+                      (verify->parsed() && ver_args.c.json) || (inspect->parsed() && inspect_json);
+    const bool data_on_stdout = (enc->parsed() && enc_args.out == "-") || (dec->parsed() && dec_args.out == "-");
+    auto failed = [&](int code, const std::string& message) {
+        std::fflush(stdout);
+        if (json) {
+            nlohmann::json j;
+            j["error"] = message;
+            j["exit_code"] = code;
+            std::fprintf(data_on_stdout ? stderr : stdout, "%s\n", j.dump().c_str());
+            std::fflush(stdout);
+            if (data_on_stdout) return code;
+        }
+        std::fprintf(stderr, "bulkcrypt: %s\n", message.c_str());
+        return code;
+    };
     try {
         if (enc->parsed()) run_crypt(enc_args, false, enc);
         else if (dec->parsed()) run_crypt(dec_args, true, dec);
+        else if (verify->parsed()) {
+            ContainerOptions& c = ver_args.c;
+            c.progress = !ver_args.quiet;
+            c.max_memory = parse_size(ver_args.max_memory, "--max-memory");
+            c.kdf_limits.max_memory = parse_size(ver_args.max_kdf_memory, "--max-kdf-memory");
+            verify_container(c, ver_args.in);
+        } else if (inspect->parsed()) inspect_container(inspect_in, inspect_json);
         else if (keygen->parsed())
             write_key_file(keygen_out, static_cast<size_t>(parse_size(keygen_size, "--size")), keygen_hex);
         else if (devices->parsed()) return cmd_devices(devices_json);
@@ -248,14 +331,10 @@ int main(int argc, char** argv) {
         }
         return kExitOk;
     } catch (const Failure& f) {
-        std::fflush(stdout);
-        std::fprintf(stderr, "bulkcrypt: %s\n", f.what());
-        return f.code();
+        return failed(f.code(), f.what());
     } catch (const std::bad_alloc&) {
-        std::fprintf(stderr, "bulkcrypt: out of host memory\n");
-        return kExitOther;
+        return failed(kExitOther, "out of host memory");
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "bulkcrypt: internal error: %s\n", e.what());
-        return kExitOther;
+        return failed(kExitOther, std::string("internal error: ") + e.what());
     }
 }

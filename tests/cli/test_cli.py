@@ -201,7 +201,7 @@ class RoundTrip(Base):
         kdfs = [("scrypt", "logN=12,r=8,p=1"), ("argon2id", "t=1,m=1024,p=1")]
         for kdf, params in kdfs:
             sealed, back = self.path(f"s.{kdf}"), self.path(f"b.{kdf}")
-            rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf", kdf, "--kdf-params", params,
+            rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf", kdf, "--kdf-params", params, "--weak-kdf",
                               "--segment-size", SEG, "--device", DEVICE, src, sealed])
             if rc == EXIT_USAGE and b"libargon2" in err:
                 print(f"\n  skip {kdf}: {err.decode().strip()}", file=sys.stderr)
@@ -385,7 +385,7 @@ class Terminal(Base):
     def test_prompt(self):
         data = rand_bytes(5000, 1)
         src = self.write("plain", data)
-        rc, out = self.run_tty(["encrypt", "--kdf-params", "logN=10", "-q", src, self.path("s")],
+        rc, out = self.run_tty(["encrypt", "--kdf-params", "logN=10", "--weak-kdf", "-q", src, self.path("s")],
                                [b"open sesame\n", b"open sesame\n"])
         self.assertEqual(rc, 0, out)
         self.assertNotIn(b"sesame", out, "the passphrase was echoed")
@@ -415,7 +415,7 @@ class Terminal(Base):
                 os.setsid()
                 fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
 
-            p = subprocess.Popen([BC, "encrypt", "--kdf-params", "logN=10", src, self.path("s")], stdin=slave,
+            p = subprocess.Popen([BC, "encrypt", "--kdf-params", "logN=10", "--weak-kdf", src, self.path("s")], stdin=slave,
                                  stdout=slave, stderr=slave, preexec_fn=own_terminal)
             seen = b""
             deadline = time.monotonic() + 10
@@ -512,7 +512,7 @@ class IndependentReader(Base):
         pw = self.write("pw", b"tr0ub4dor&3\n")
         data = rand_bytes(2 * SEG + 7, 3)
         src = self.write("plain", data)
-        rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf-params", "logN=10,r=8,p=1",
+        rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf-params", "logN=10,r=8,p=1", "--weak-kdf",
                           "-a", "chacha20-poly1305", "--segment-size", SEG, src, self.path("s")])
         self.assertEqual(rc, 0, err)
         self.assertEqual(self.fr.read(slurp(self.path("s")), passphrase=b"tr0ub4dor&3"), data)
@@ -793,7 +793,7 @@ class ExitCodes(Base):
         self.assertEqual(run(["decrypt", "-k", self.key, sealed, self.path("o")])[0], 0)
 
     def test_every_command_help_ends_with_examples(self):
-        for cmd in ("encrypt", "decrypt", "keygen", "devices", "list", "tune", "bench"):
+        for cmd in ("encrypt", "decrypt", "verify", "inspect", "keygen", "devices", "list", "tune", "bench"):
             rc, out, err = run([cmd, "--help"])
             self.assertEqual(rc, 0, err)
             tail = out.rstrip().split(b"\nExamples:\n")
@@ -931,6 +931,229 @@ class ExitCodes(Base):
         self.assertIn(b"needs a CUDA device", err)
         rc, _, err = run(["bench", "--memory", "gpu"])
         self.assertEqual(rc, EXIT_USAGE, err)
+
+
+class InspectVerify(Base):
+    """inspect reads a header without a key; verify checks every segment and the end of
+    the stream and writes nothing."""
+
+    def test_inspect_key_file_and_passphrase(self):
+        data = rand_bytes(3 * SEG + 5, 11)
+        blob = self.encrypt(data, alg="chacha20-poly1305")
+        rc, out, err = run(["inspect", "--json", self.path("sealed")])
+        self.assertEqual(rc, 0, err)
+        j = json.loads(out)
+        self.assertEqual(j["format_version"], blob[8])
+        self.assertEqual(j["algorithm"], "chacha20-poly1305")
+        self.assertEqual(j["segment_size"], SEG)
+        self.assertEqual(j["kdf"], "key-file")
+        self.assertEqual(j["recipients"], 0)
+        self.assertEqual(j["plaintext_bytes"], len(data))
+        self.assertEqual(j["segments"], 4)
+        self.assertEqual(j["header_bytes"], header_len(blob))
+        pw = self.write("pw", b"inspect me\n")
+        rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf-params", "logN=11,r=4,p=3", "--weak-kdf",
+                          "--segment-size", SEG, self.path("plain"), self.path("p.bc")])
+        self.assertEqual(rc, 0, err)
+        rc, out, err = run(["inspect", "--json", self.path("p.bc")])
+        self.assertEqual(rc, 0, err)
+        j = json.loads(out)
+        self.assertEqual((j["kdf"], j["kdf_params"]), ("scrypt", {"logN": 11, "r": 4, "p": 3}))
+        self.assertEqual(j["kdf_memory_bytes"], 128 * 4 * 2 ** 11)
+        self.assertEqual(j["kdf_passes"], 6)
+        rc, out, err = run(["inspect", self.path("p.bc")])
+        self.assertEqual(rc, 0, err)
+        self.assertIn(b"scrypt logN=11 r=4 p=3", out)
+        # no key was asked for, and a file that is not ours is refused
+        rc, _, err = run(["inspect", self.write("junk", b"not a container at all" * 10)])
+        self.assertEqual(rc, EXIT_AUTH, err)
+        self.assertIn(b"not a bulkcrypt file", err)
+
+    def test_inspect_truncated_and_piped(self):
+        blob = self.encrypt(rand_bytes(2 * SEG, 12))
+        bad = self.write("short", blob[:-5])
+        rc, out, err = run(["inspect", "--json", bad])
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(json.loads(out)["plaintext_bytes"], 2 * SEG - 5)  # the layout's reading of it
+        rc, out, err = run(["inspect", "--json", "-"], data=blob)
+        self.assertEqual(rc, 0, err)
+        self.assertIsNone(json.loads(out)["plaintext_bytes"])
+
+    def test_verify_good_and_every_kind_of_damage(self):
+        data = rand_bytes(5 * SEG + 100, 13)
+        blob = self.encrypt(data)
+        before = sorted(os.listdir(self.dir))
+        rc, out, err = run(["verify", "-q", "--device", DEVICE, "-k", self.key, self.path("sealed"), "--json"])
+        self.assertEqual(rc, 0, err)
+        j = json.loads(out)
+        self.assertEqual((j["operation"], j["plaintext_bytes"], j["segments"]), ("verify", len(data), 6))
+        self.assertEqual(sorted(os.listdir(self.dir)), before, "verify wrote a file")
+        h = header_len(blob)
+        stride = SEG + TAG
+        damaged = {
+            "flipped body": blob[:h + 10] + bytes([blob[h + 10] ^ 1]) + blob[h + 11:],
+            "flipped header": blob[:20] + bytes([blob[20] ^ 1]) + blob[21:],
+            "truncated at a segment boundary": blob[:h + 3 * stride],
+            "last segment dropped": blob[:h + 5 * stride],
+            "appended": blob + b"x",
+            "segments swapped": blob[:h] + blob[h + stride:h + 2 * stride] + blob[h:h + stride] + blob[h + 2 * stride:],
+        }
+        for what, b in damaged.items():
+            f = self.write("bad", b)
+            rc, out, err = run(["verify", "-q", "--device", DEVICE, "-k", self.key, f])
+            self.assertEqual(rc, EXIT_AUTH, f"{what}: {err}")
+            self.assertEqual(out, b"", f"{what}: verify printed plaintext")
+        other = self.path("other.key")
+        run(["keygen", other])
+        rc, _, err = run(["verify", "-k", other, self.path("sealed")])
+        self.assertEqual(rc, EXIT_AUTH, err)
+        # from a pipe too
+        rc, _, err = run(["verify", "-q", "--device", DEVICE, "-k", self.key, "-"], data=blob)
+        self.assertEqual(rc, 0, err)
+
+
+class Guards(Base):
+    """Terminals, weak KDF settings, KDF work a reader accepts, JSON failures, an input
+    written to while it is read, bench sizes over memory."""
+
+    def run_pty(self, args, stdin_tty, stdout_tty):
+        """Runs bulkcrypt with stdin and/or stdout on a pseudo-terminal (the others on
+        pipes); returns (rc, what the terminal showed + stderr)."""
+        import pty
+        master, slave = pty.openpty()
+        p = subprocess.Popen([BC] + [str(a) for a in args], stdin=slave if stdin_tty else subprocess.DEVNULL,
+                             stdout=slave if stdout_tty else subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(slave)
+        out, err = p.communicate(timeout=60)
+        os.set_blocking(master, False)
+        shown = b""
+        try:
+            shown = os.read(master, 65536)
+        except OSError:
+            pass
+        os.close(master)
+        return p.returncode, shown + (out or b"") + err
+
+    def test_terminals_need_explicit_dash_or_force_tty(self):
+        src = self.write("plain", b"secret" * 100)
+        rc, out = self.run_pty(["encrypt", "-k", self.key, src], stdin_tty=False, stdout_tty=True)
+        self.assertEqual(rc, EXIT_USAGE, out)
+        self.assertIn(b"refusing to write ciphertext to the terminal", out)
+        rc, out = self.run_pty(["encrypt", "-k", self.key], stdin_tty=True, stdout_tty=False)
+        self.assertEqual(rc, EXIT_USAGE, out)
+        self.assertIn(b"refusing to read plaintext from the terminal", out)
+        # asked for: - given, or --force-tty
+        rc, out = self.run_pty(["encrypt", "-k", self.key, src, "-"], stdin_tty=False, stdout_tty=True)
+        self.assertEqual(rc, 0, out)
+        rc, out = self.run_pty(["encrypt", "-k", self.key, "--force-tty", src], stdin_tty=False, stdout_tty=True)
+        self.assertEqual(rc, 0, out)
+        # decrypting to a terminal is what a user asks to read
+        self.encrypt(b"hello terminal\n")
+        rc, out = self.run_pty(["decrypt", "-k", self.key, self.path("sealed")], stdin_tty=False, stdout_tty=True)
+        self.assertEqual(rc, 0, out)
+        self.assertIn(b"hello terminal", out)
+
+    def test_weak_kdf_needs_the_flag(self):
+        src = self.write("plain", b"x" * 1000)
+        pw = self.write("pw", b"weak\n")
+        for kdf, params in (("scrypt", "logN=14"), ("argon2id", "t=3,m=19455,p=1")):
+            rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf", kdf, "--kdf-params", params, src,
+                              self.path("w")])
+            if b"libargon2" in err:
+                continue
+            self.assertEqual(rc, EXIT_USAGE, err)
+            self.assertIn(b"--weak-kdf", err)
+            self.assertFalse(os.path.exists(self.path("w")))
+        rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf-params", "logN=15", src, self.path("w")])
+        self.assertEqual(rc, 0, err)  # the floor itself is accepted
+        rc, _, err = run(["encrypt", "-k", self.key, "--weak-kdf", src, self.path("w2")])
+        self.assertEqual(rc, EXIT_USAGE, err)  # nothing to weaken with a key file
+
+    def test_reader_bounds_the_kdf_work(self):
+        src = self.write("plain", b"y" * 1000)
+        pw = self.write("pw", b"costly\n")
+        # 128 * 8 * 2^15 = 32 MiB, 2 x 8 = 16 passes: inside the defaults; then bounds under it
+        rc, _, err = run(["encrypt", "--passphrase-file", pw, "--kdf-params", "logN=15,r=8,p=8", src, self.path("c")])
+        self.assertEqual(rc, 0, err)
+        rc, _, err = run(["decrypt", "--passphrase-file", pw, self.path("c"), self.path("out")])
+        self.assertEqual(rc, 0, err)
+        for args, option in ((["--max-kdf-memory", "16M"], b"--max-kdf-memory"), (["--max-kdf-passes", "8"],
+                                                                                     b"--max-kdf-passes")):
+            for cmd in (["decrypt", "--passphrase-file", pw, self.path("c"), self.path("out2")],
+                        ["verify", "--passphrase-file", pw, self.path("c")]):
+                t0 = time.monotonic()
+                rc, _, err = run(cmd + args)
+                self.assertEqual(rc, EXIT_USAGE, err)
+                self.assertIn(option, err)
+                self.assertFalse(os.path.exists(self.path("out2")))
+        # a crafted header at the format's own bounds (4 GiB, scrypt logN=22 r=8) is refused
+        # at once by default: rewrite the KDF block of a real header (its check fails later)
+        blob = bytearray(slurp(self.path("c")))
+        kdf_at = header_len(blob) - blob[11]
+        blob[kdf_at] = 22
+        blob[kdf_at + 1:kdf_at + 5] = (8).to_bytes(4, "big")
+        blob[kdf_at + 5:kdf_at + 9] = (1).to_bytes(4, "big")
+        crafted = self.write("crafted", bytes(blob))
+        t0 = time.monotonic()
+        rc, _, err = run(["decrypt", "--passphrase-file", pw, crafted, self.path("out3")])
+        self.assertEqual(rc, EXIT_USAGE, err)
+        self.assertIn(b"--max-kdf-memory", err)
+        self.assertLess(time.monotonic() - t0, 5, "the bound was checked after deriving")
+        # in --raw mode there is no KDF to bound
+        rc, _, err = run(["decrypt", "--raw", "-a", "aes-128-ctr", "--key-hex", "00" * 16, "--iv-hex", "00" * 16,
+                          "--max-kdf-memory", "1G", src, self.path("r")])
+        self.assertEqual(rc, EXIT_USAGE, err)
+
+    def test_json_failures_are_json(self):
+        rc, out, err = run(["decrypt", "-k", self.key, "--json", self.path("missing"), self.path("o")])
+        self.assertEqual(rc, EXIT_IO, err)
+        j = json.loads(out)
+        self.assertEqual(j["exit_code"], EXIT_IO)
+        self.assertIn("missing", j["error"])
+        self.encrypt(b"z" * 5000)
+        other = self.path("other.key")
+        run(["keygen", other])
+        rc, out, err = run(["verify", "-k", other, "--json", self.path("sealed")])
+        self.assertEqual(rc, EXIT_AUTH)
+        self.assertEqual(json.loads(out)["exit_code"], EXIT_AUTH)
+        # OUT is stdout: the object goes to stderr, the data channel stays clean
+        rc, out, err = run(["decrypt", "-k", other, "--json", self.path("sealed"), "-"])
+        self.assertEqual(rc, EXIT_AUTH)
+        self.assertEqual(out, b"")
+        self.assertEqual(json.loads(err)["exit_code"], EXIT_AUTH)
+
+    def test_input_written_while_read(self):
+        # A file that grows while it is encrypted: the run fails and leaves no output.
+        path = self.write("growing", rand_bytes(64 << 20, 14))
+        writer = subprocess.Popen([sys.executable, "-c",
+                                   "import sys,time\n"
+                                   "f=open(sys.argv[1],'ab')\n"
+                                   "for i in range(400):\n"
+                                   "    f.write(b'x'*4096); f.flush(); time.sleep(0.005)\n", path])
+        time.sleep(0.05)
+        rc, _, err = run(["encrypt", "-q", "-k", self.key, "-j", "1", "--device", "cpu", path, self.path("g.bc")])
+        writer.wait()
+        if rc == 0:
+            self.skipTest("the writer did not overlap the read on this machine")
+        self.assertEqual(rc, EXIT_IO, err)
+        self.assertIn(b"changed while it was read", err)
+        self.assertFalse(os.path.exists(self.path("g.bc")))
+        self.assertEqual(self.leftovers(), [])
+
+    def test_bench_on_opencl_says_why_no_noop(self):
+        rc, out, err = run(["bench", "--device", "opencl:0", "-a", "chacha20", "--size", "64K", "--seconds", "0.05",
+                            "--json"])
+        if rc == EXIT_DEVICE:
+            self.skipTest("no OpenCL device: " + err.decode().strip())
+        self.assertEqual(rc, 0, err)
+        self.assertIn("no NO-OP pass", json.loads(out)["noop"]["skipped"])
+
+    def test_bench_size_over_memory_is_refused(self):
+        with open("/proc/meminfo") as f:
+            avail = next(int(l.split()[1]) * 1024 for l in f if l.startswith("MemAvailable:"))
+        rc, out, err = run(["bench", "--device", "cpu", "--size", str(avail), "--seconds", "0.1"])
+        self.assertEqual(rc, EXIT_USAGE, err)
+        self.assertIn(b"available", err)
 
 
 class BenchDeviceMemory(Base):

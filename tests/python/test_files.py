@@ -194,7 +194,7 @@ def test_passphrase_interop(cli, tmp_path, alg, kdf, ptype):
     assert (tmp_path / "cli.out").read_bytes() == data
 
     cl = tmp_path / "cli.bcx"
-    bc(cli, "encrypt", "--passphrase-file", pw, "--kdf", kdf, "--kdf-params", params_cli, "-a", alg,
+    bc(cli, "encrypt", "--passphrase-file", pw, "--kdf", kdf, "--kdf-params", params_cli, "--weak-kdf", "-a", alg,
        "--segment-size", SEG, src, cl)
     r = decrypt_file(cl, tmp_path / "py.out", passphrase=phrase)
     assert (tmp_path / "py.out").read_bytes() == data
@@ -233,7 +233,7 @@ def test_passphrase_the_command_cannot_take_is_refused(cli, tmp_path, phrase):
     src = write(tmp_path / "plain", b"x")
     # What the command makes of the same passphrase file: a refusal, or another passphrase.
     pw = write(tmp_path / "pw", phrase.encode() + b"\n")
-    bc(cli, "encrypt", "--passphrase-file", pw, "--kdf-params", SCRYPT_CLI, src, tmp_path / "cli.bcx",
+    bc(cli, "encrypt", "--passphrase-file", pw, "--kdf-params", SCRYPT_CLI, "--weak-kdf", src, tmp_path / "cli.bcx",
        rc=EXIT_USAGE if phrase == "" else 0)
     if phrase:
         with pytest.raises(InvalidKey):
